@@ -123,8 +123,11 @@ class Glyph:
     in_figure: bool
 
 
-def glyphs(pdf: Path) -> tuple[list[Glyph], list[tuple[float, float]]]:
+def glyphs(pdf: Path, only: set[int] | None = None) -> tuple[list[Glyph], list[tuple[float, float]]]:
     """Every character of the PDF with its box and printed size, and each page's (width, height).
+
+    ``only``: the (0-based) pages to read, for a test that checks a few pages of a long report
+    (reading a page costs about a quarter of a second); the others' sizes are listed all the same.
 
     ``in_figure``: the character is inside a PDF form XObject (pdfminer's ``LTFigure``); WeasyPrint
     draws a figure's labels into the page itself, so :func:`figure_labels` tells them instead.
@@ -162,6 +165,10 @@ def glyphs(pdf: Path) -> tuple[list[Glyph], list[tuple[float, float]]]:
     interpreter = PDFPageInterpreter(resources, device)
     with open(pdf, "rb") as f:
         for i, page in enumerate(PDFPage.get_pages(f)):
+            if only is not None and i not in only:
+                x0, y0, x1, y1 = page.mediabox
+                pages.append((x1 - x0, y1 - y0))
+                continue
             interpreter.process_page(page)
             layout = device.get_result()
             pages.append((layout.width, layout.height))

@@ -252,11 +252,15 @@ def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
     # "better, no interval" (the Brier score, champion's from its PD column) and "worse, not
     # significant" were set on one line, wider than the PDF's Δ column: they ran into the interval
     # cell beside them ("better, no intervalPD column, not"). Each mark ends where the Δ column's
-    # content does: at the right edge of its heading "Δ" (right-aligned, as the marks are)
+    # content does: at the right edge of its heading "Δ" (right-aligned, as the marks are).
+    # The Δ tables are the comparison section's: its pages (from the contents on page 1), not all ~30
     import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
     from test_pdf_layout import glyphs
 
-    found, _ = glyphs(demo_run.out / "report.pdf")
+    pdf = demo_run.out / "report.pdf"
+    contents = "".join(g.text for g in glyphs(pdf, only={0})[0])
+    start, end = map(int, re.search(r"Comparisonwiththebaseline(\d+)·[^·\d]+(\d+)", contents).groups())
+    found, _ = glyphs(pdf, only=set(range(start - 1, end)))
     marks = 0
     for page in sorted({g.page for g in found}):
         # one entry per character: a ligature's glyph ("fi" of "significant") stands for two

@@ -40,6 +40,7 @@ def _long_number(data: bytes) -> bool:
     return b"9" * 1000 in data  # the fuzz's 70,000- and 1,100,000-digit fields
 
 
+@pytest.mark.slow  # 300 documents through both readers: about 6 CPU-s
 @_SETTINGS
 @given(data=csv_documents())
 def test_pyarrow_reads_what_pandas_reads_or_hands_the_file_over(data, tmp_path_factory):

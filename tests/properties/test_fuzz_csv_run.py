@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -165,6 +166,7 @@ def test_random_csv_stream(data, tmp_path_factory, capsys) -> None:
     _run(tmp_path_factory.mktemp("fuzz"), data, "stream", None, capsys)
 
 
+@pytest.mark.slow  # 40 runs through the session's cluster: about 8 CPU-s (the inner loop keeps memory and stream)
 @_SETTINGS
 @_with_examples
 @given(data=csv_documents() | st.binary(max_size=300))

@@ -142,7 +142,7 @@ def test_dask_gives_the_memory_section(case, results, scheduler):
     assert analyse(cfg.with_overrides(**over), p).fairness == results["memory"].fairness
 
 
-def test_the_section_renders_each_group_and_the_four_fifths_mark(results):
+def test_the_section_renders_each_group_and_the_four_fifths_mark(results, no_figures):  # the section draws none
     from reportgen.report.render import build_view, make_environment
 
     view = build_view(results["memory"])

@@ -28,7 +28,8 @@ def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
     graph: dict[str, set[str]] = {m: set() for m in mods}
     private = []
     for name, path in mods.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        nodes = list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))  # parsed and walked once
+        for node in nodes:
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
                 if node.module in mods and node.module != "reportgen" and node.module != name:
                     # ``from reportgen.reduce import local`` runs reportgen/reduce/__init__.py first: a
@@ -42,17 +43,16 @@ def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
                         private.append((name, node.module, alias.name))
             elif isinstance(node, ast.Import):
                 graph[name].update(a.name for a in node.names if a.name.startswith("reportgen"))
-        private += [(name, module, attr) for module, attr in _private_attributes(path, mods)]
+        private += [(name, module, attr) for module, attr in _private_attributes(nodes, mods)]
     return graph, private
 
 
-def _private_attributes(path: Path, mods: dict[str, Path]) -> list[tuple[str, str]]:
+def _private_attributes(nodes: list[ast.AST], mods: dict[str, Path]) -> list[tuple[str, str]]:
     """``(module, name)`` of each ``alias._name`` read through another reportgen module bound by an
-    import (``from reportgen.engine import stats`` … ``stats.normal_test``): the same private
-    name reached without importing it by name."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    import (``from reportgen.engine import stats`` … ``stats.normal_test``) in a module's syntax
+    tree (``nodes``, every node): the same private name reached without importing it by name."""
     bound: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
             for alias in node.names:
                 if f"{node.module}.{alias.name}" in mods:
@@ -63,7 +63,7 @@ def _private_attributes(path: Path, mods: dict[str, Path]) -> list[tuple[str, st
                     bound[alias.asname] = alias.name
     return [
         (bound[node.value.id], node.attr)
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, ast.Attribute)
         and isinstance(node.value, ast.Name)
         and node.value.id in bound
@@ -72,25 +72,39 @@ def _private_attributes(path: Path, mods: dict[str, Path]) -> list[tuple[str, st
     ]
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every elementary cycle found by a depth-first walk, the package root included (its
-    __init__ imports the public API, so a module importing a name from the root closes a loop)."""
-    found = []
-    for start in graph:
-        stack = [(start, [start])]
-        while stack:
-            node, path = stack.pop()
-            for nxt in graph.get(node, ()):
-                if nxt == start:
-                    found.append([*path, start])
-                elif nxt not in path and len(path) < 12:
-                    stack.append((nxt, [*path, nxt]))
-    return found
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """An import cycle (its modules in order, the first repeated at the end), or None, the package
+    root included (its __init__ imports the public API, so a module importing a name from the root
+    closes a loop). A depth-first walk: an import of a module on the walk's current path closes a
+    cycle, and a module whose imports were all walked closes none (any length, each edge once)."""
+    done: set[str] = set()
+    for root in graph:
+        if root in done:
+            continue
+        path, todo = [root], [iter(sorted(graph[root]))]
+        while todo:
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                done.add(path.pop())
+                todo.pop()
+            elif nxt in path:
+                return [*path[path.index(nxt) :], nxt]
+            elif nxt not in done:
+                path.append(nxt)
+                todo.append(iter(sorted(graph.get(nxt, ()))))
+    return None
 
 
 def test_no_import_cycles() -> None:
-    cycles = _cycles(_imports()[0])
-    assert not cycles, f"import cycle: {' -> '.join(cycles[0])}"
+    cycle = _cycle(_imports()[0])
+    assert cycle is None, f"import cycle: {' -> '.join(cycle)}"
+
+
+def test_the_cycle_check_finds_a_loop_of_any_length() -> None:
+    assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+    assert _cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
+    ring = {f"m{i:02d}": {f"m{(i + 1) % 20:02d}"} for i in range(20)}
+    assert _cycle(ring) == [*sorted(ring), "m00"]
 
 
 def test_no_module_imports_another_modules_private_names() -> None:
