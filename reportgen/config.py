@@ -2094,15 +2094,10 @@ def json_data(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_data(v) for v in value]
     if isinstance(value, dict):
-        return {_key_text(k): json_data(v) for k, v in value.items()}
+        return {str(k): json_data(v) for k, v in value.items()}  # a class label read as a number: its text
     if isinstance(value, Path):
         return str(value)
     return value
-
-
-def _key_text(k: Any) -> str:
-    """A mapping key as JSON text (a class label read as a number or a boolean)."""
-    return str(k)
 
 
 # --------------------------------------------------------------------------------------
