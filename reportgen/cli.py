@@ -531,7 +531,8 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
 
 
 def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
-    from reportgen.config import json_data, load_config  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.config_base import json_data  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, args.overrides)
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
@@ -550,7 +551,7 @@ def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
 def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
-    from reportgen.config import json_data  # noqa: PLC0415
+    from reportgen.config_base import json_data  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
     from reportgen.report.theme import Theme  # noqa: PLC0415
 

@@ -1,34 +1,42 @@
-"""The run configuration: strict, frozen, and the only place YAML is parsed.
+"""The run configuration: its sections, strict and frozen, and the config file read into them.
 
-Every section is a frozen dataclass whose keys are checked by one validator (:func:`validated`):
-unknown keys are errors that suggest the closest valid key, and each problem is said in the
-config's words (a mapping, a list, a number, text), with its key path. Each default lives here
-and nowhere else. Relative data paths resolve against the directory of the config file; the
-output directory against the working directory (or ``--out``).
+Every section is a frozen dataclass whose keys are checked by one validator
+(:func:`reportgen.config_base.validated`): unknown keys are errors that suggest the closest valid
+key, and each problem is said in the config's words (a mapping, a list, a number, text), with its
+key path. Each default lives here and nowhere else. YAML is read by :mod:`reportgen.config_yaml`.
+Relative data paths resolve against the directory of the config file; the output directory
+against the working directory (or ``--out``).
 """
 
 import dataclasses
-import datetime
-import functools
-import inspect
 import itertools
-import math
 import os
 import re
 import stat
 import string
-import types
 import typing
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self, TypeVar
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-import yaml
-
 import reportgen.catalog as catalog
+from reportgen.config_base import (
+    InvalidConfig,
+    InvalidKey,
+    Problem,
+    ScalarLabel,
+    close_matches,
+    format_loc,
+    json_data,
+    json_schema_of,
+    key,
+    section_keys,
+    validated,
+)
+from reportgen.config_yaml import from_set, read_yaml, yaml_line
 from reportgen.errors import ConfigError, UserError
 from reportgen.logo import image_kind, read_logo
 from reportgen.redact import VAR_ONLY, is_secret_key, masked
@@ -39,9 +47,12 @@ from reportgen.value import Value
 
 Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
-ScalarLabel = int | str | bool | float
 #: A column name: never empty (``score: ''`` read as "no score column" and failed deep in a run)
 Column = Annotated[str, ("min_length", 1)]
+#: The branches of the config's unions, with their words for a value that fits none of them.
+CostMatrix = Annotated[list[list[float]], ("words", "a cost matrix (a list of lists of numbers, one row per class)")]
+ColumnList = Annotated[list[Column], ("words", "a list of column names (one per class, in class order)")]
+ColumnOfClass = Annotated[dict[ScalarLabel, Column], ("words", "a mapping of each class to its column name")]
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).
 CONSTRAINT_METRICS: tuple[str, ...] = catalog.constraint_metrics()
@@ -70,43 +81,6 @@ MAX_BINS = 2_000_000
 
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
-
-
-class _Invalid(ValueError):
-    """A cross-field problem found by a section's ``_rules``, with the key it is about (``loc``,
-    relative to the section), so that the message and the line number point at that key."""
-
-    def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
-        super().__init__(message)
-        self.loc = loc
-
-
-def key(default: Any = dataclasses.MISSING, *, description: str, **rules: Any) -> Any:
-    """One key of a config section: its default (none: the key is required; a list or mapping is
-    copied for each config), the description the JSON Schema and the documentation show, and its
-    rules for :func:`validated`: bounds ``ge``, ``gt``, ``le``, ``lt``; lengths ``min_length``,
-    ``max_length``; ``before``, a function of the value as written (a path's URI made local, …),
-    and ``check``, of the typed value when it is not None; both raise ``ValueError`` with the
-    message."""
-    metadata = {"description": description, **rules}
-    if isinstance(default, (list, dict)):
-        return dataclasses.field(default_factory=default.copy, metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
-
-
-#: A boolean where a number is meant: YAML reads yes, no, on, off, true and false as booleans, and a
-#: Python bool is an int (``threshold: true`` would be a threshold of 1, ``resamples: yes`` one resample).
-_BOOLEAN_NUMBER = (
-    "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as booleans); give a number"
-)
-
-
-def close_matches(word: str, choices: Sequence[str]) -> list[str]:
-    """The choice closest to a mistyped ``word``, if any is close (a list of at most one), for the
-    "did you mean" of an error; difflib is imported only when there is a mistake to name."""
-    import difflib  # noqa: PLC0415
-
-    return difflib.get_close_matches(word, choices, n=1)
 
 
 def _looks(name: str) -> str:
@@ -230,12 +204,12 @@ class OperatingPointsConfig(Value):
     )
 
     def _rules(self) -> None:
-        for key, values, top in (("fpr", self.fpr, 1.0), ("recall", self.recall, 1.0)):
+        for name, values, top in (("fpr", self.fpr, 1.0), ("recall", self.recall, 1.0)):
             for v in values:
-                if not (0.0 < v < top or (key == "recall" and v == 1.0)):
-                    raise ValueError(f"{key}: {v:g} is outside {'(0, 1]' if key == 'recall' else '(0, 1)'}")
+                if not (0.0 < v < top or (name == "recall" and v == 1.0)):
+                    raise ValueError(f"{name}: {v:g} is outside {'(0, 1]' if name == 'recall' else '(0, 1)'}")
             if len(set(values)) != len(values):
-                raise ValueError(f"{key}: a value is listed twice")
+                raise ValueError(f"{name}: a value is listed twice")
 
 
 #: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
@@ -302,6 +276,11 @@ def unfolded(path: Path | str) -> str | None:
     if m is None or m.group(1).lower() not in SCHEMES:
         return None
     return f"{m.group(1).lower()}://{m.group(2)}"
+
+
+def uri_text(path: Path) -> str:
+    """A data path as JSON data: a URI as written (``s3://b/k``, not the folded form a Path holds)."""
+    return unfolded(path) or str(path)
 
 
 def is_folded(path: Path | str) -> bool:
@@ -537,7 +516,7 @@ class ModelConfig(Value):
     file: Path | None = key(
         None,
         before=data_path,
-        uri=True,
+        json=uri_text,
         description=(
             "CSV or Parquet file, or a directory of Parquet parts (hive partitions), local or a URI (s3://, "
             "gs://, hdfs://, abfs://, file://); relative to the config file. Give this or source."
@@ -580,7 +559,7 @@ class ModelConfig(Value):
     prediction: Column | None = key(
         None, description=("Multiclass: a column holding the predicted class (instead of, or besides, class scores).")
     )
-    scores: list[Column] | dict[ScalarLabel, Column] | None = key(
+    scores: ColumnList | ColumnOfClass | None = key(
         None,
         description=(
             "Multiclass: one score (probability) column per class, as a list in the order of classes or a "
@@ -599,7 +578,7 @@ class ModelConfig(Value):
     reference: Path | None = key(
         None,
         before=data_path,
-        uri=True,
+        json=uri_text,
         description=(
             "Credit validation: the development or initial-validation sample, with the same columns; enables "
             "the PSI, the concentration test and the grade migration."
@@ -1312,7 +1291,7 @@ class Config:
         ),
     )
     beta: float = key(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
-    costs: CostsConfig | list[list[float]] = key(
+    costs: CostsConfig | CostMatrix = key(
         CostsConfig(),
         check=_cost_matrix,
         description=(
@@ -1518,10 +1497,10 @@ class Config:
 
         Lets later stages (sources) point a data problem at the config key that named it.
         """
-        key = _format_loc(loc)
+        key = format_loc(loc)
         if self._source is None:
             return key
-        line = _yaml_line(self._text, loc) if self._text is not None else None
+        line = yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
     def _rules(self) -> None:
@@ -1535,14 +1514,14 @@ class Config:
         if v is None or v in allowed:
             return
         if v in catalog.keys(self.task):
-            raise _Invalid(
+            raise InvalidKey(
                 ("primary_metric",),
                 f"{v!r} cannot rank models: it has no better direction (it depends only on the labels); "
                 f"choose one of {', '.join(allowed)}",
             )
         hint = close_matches(v, allowed)
         tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
-        raise _Invalid(("primary_metric",), f"unknown metric {v!r} for task: {self.task}; {tip}")
+        raise InvalidKey(("primary_metric",), f"unknown metric {v!r} for task: {self.task}; {tip}")
 
     def _known_connections(self) -> None:
         for i, m in enumerate(self.models):
@@ -1551,11 +1530,11 @@ class Config:
                 hint = close_matches(name, list(self.connections))
                 tip = f"did you mean '{hint[0]}'?" if hint else "add it under connections: (with its url)"
                 known = f" (connections: {', '.join(self.connections)})" if self.connections else ""
-                raise _Invalid(("models", i, "source", "connection"), f"no connection named {name!r}{known}; {tip}")
+                raise InvalidKey(("models", i, "source", "connection"), f"no connection named {name!r}{known}; {tip}")
 
     def _consistent(self) -> None:
         if len(self.models) > MAX_MODELS:
-            raise _Invalid(
+            raise InvalidKey(
                 ("models",),
                 f"{len(self.models)} models; a report compares at most {MAX_MODELS} "
                 f"(each adds curves, tables and pairwise tests); split them into several configs",
@@ -1563,18 +1542,18 @@ class Config:
         names = [m.name for m in self.models]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise _Invalid(
+            raise InvalidKey(
                 ("models", names.index(dupes[0], names.index(dupes[0]) + 1), "name"),
                 f"duplicate model names: {', '.join(dupes)}; give every model a unique name",
             )
         seen: dict[str, str] = {}
         for i, name in enumerate(names):
             if not _looks(name):
-                raise _Invalid(
+                raise InvalidKey(
                     ("models", i, "name"), f"{name!r} has no visible character; give the model a name to show"
                 )
             if (first := seen.setdefault(_looks(name), name)) != name:
-                raise _Invalid(
+                raise InvalidKey(
                     ("models", i, "name"),
                     f"{name!r} looks the same as model {first!r} (they differ only in invisible characters, "
                     f"spaces at the ends or Unicode normalisation); give every model a visibly distinct name",
@@ -1582,55 +1561,55 @@ class Config:
         if self.baseline is not None and self.baseline not in names:
             hint = close_matches(self.baseline, names)
             tip = f" (did you mean '{hint[0]}'?)" if hint else ""
-            raise _Invalid(("baseline",), f"'{self.baseline}' names no model{tip}; models: {', '.join(names)}")
+            raise InvalidKey(("baseline",), f"'{self.baseline}' names no model{tip}; models: {', '.join(names)}")
         for i, m in enumerate(self.models):
             if (m.label or self.label) is None:
-                raise _Invalid(
+                raise InvalidKey(
                     ("models", i), f"no label column for model '{m.name}'; set 'label' at the top or per model"
                 )
             if self.task == "binary" and m.score is None:
-                raise _Invalid(
+                raise InvalidKey(
                     ("models", i),
                     f"'score' (the column with the score) is required for task: binary (model '{m.name}')",
                 )
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
-                raise _Invalid(
+                raise InvalidKey(
                     ("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')"
                 )
         for i, c in enumerate(self.checks):
             self._check_rule(i, c, names)
         pushed = [i for i, m in enumerate(self.models) if m.source is not None and m.source.pushdown]
         if pushed and (self.task != "binary" or len(pushed) != len(self.models)):
-            raise _Invalid(
+            raise InvalidKey(
                 ("models", pushed[0], "source", "pushdown"),
                 "pushdown works for task: binary with every model pushed down (the database returns "
                 "score tables, not rows); set pushdown: false to read the rows",
             )
         if (self.credit is not None or self.segment is not None) and self.task != "binary":
-            raise _Invalid(
+            raise InvalidKey(
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
         if self.segments and self.task != "binary":
-            raise _Invalid(("segments",), "segments: needs task: binary (the paired comparison of a primary metric)")
+            raise InvalidKey(("segments",), "segments: needs task: binary (the paired comparison of a primary metric)")
         if len(set(self.segments)) != len(self.segments):
-            raise _Invalid(("segments",), "segments lists a column twice")
+            raise InvalidKey(("segments",), "segments lists a column twice")
         if self.fairness is not None and self.task != "binary":
-            raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
+            raise InvalidKey(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
         if self.calibration is not None and self.task != "binary":
-            raise _Invalid(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
+            raise InvalidKey(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
         if self.operating_points is not None and self.task != "binary":
-            raise _Invalid(("operating_points",), "operating_points: needs task: binary (a ROC curve); remove it")
+            raise InvalidKey(("operating_points",), "operating_points: needs task: binary (a ROC curve); remove it")
         if self.partial_auc and self.task != "binary":
-            raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
+            raise InvalidKey(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
         if self.top_k is not None and self.task != "multiclass":
-            raise _Invalid(("top_k",), "top_k: is the k of top-k accuracy for task: multiclass; remove it")
+            raise InvalidKey(("top_k",), "top_k: is the k of top-k accuracy for task: multiclass; remove it")
         if self.ordinal and self.task != "multiclass":
-            raise _Invalid(
+            raise InvalidKey(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"
             )
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
-            raise _Invalid(
+            raise InvalidKey(
                 ("costs",),
                 f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix",
             )
@@ -1640,7 +1619,7 @@ class Config:
             and self.classes is not None
             and len(self.costs) != len(self.classes)
         ):
-            raise _Invalid(
+            raise InvalidKey(
                 ("costs",),
                 f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
                 f"give one row and one column per class",
@@ -1648,34 +1627,34 @@ class Config:
 
     def _check_rule(self, i: int, c: CheckConfig, names: list[str]) -> None:
         """A check names models of this run and metrics of its task's catalogue."""
-        for key in ("model", "comparison"):
-            name = getattr(c, key)
+        for role in ("model", "comparison"):
+            name = getattr(c, role)
             if name is not None and name not in names:
                 hint = close_matches(name, names)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"models: {', '.join(names)}"
-                raise _Invalid(("checks", i, key), f"'{name}' names no model; {tip}")
+                raise InvalidKey(("checks", i, role), f"'{name}' names no model; {tip}")
         if c.comparison is not None and c.comparison == self.baseline_name:
-            raise _Invalid(
+            raise InvalidKey(
                 ("checks", i, "comparison"),
                 f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
             )
         if c.metric is not None:
             sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS, *catalog.SEGMENT_CHECK_METRICS)
             if c.metric in catalog.SEGMENT_CHECK_METRICS and self.task == "binary" and not self.segments:
-                raise _Invalid(
+                raise InvalidKey(
                     ("checks", i, "metric"), f"'{c.metric}' comes from the segments section; set 'segments:'"
                 )
             known = catalog.keys(self.task) + (sections if self.task == "binary" else ())
             if c.metric in catalog.FAIRNESS_CHECK_METRICS and self.task == "binary" and self.fairness is None:
-                raise _Invalid(
+                raise InvalidKey(
                     ("checks", i, "metric"), f"'{c.metric}' comes from the fairness section; set 'fairness:'"
                 )
             if c.metric in catalog.FAIRNESS_CHANGE_METRICS and c.model is not None and c.model == self.baseline_name:
-                raise _Invalid(
+                raise InvalidKey(
                     ("checks", i, "model"), f"'{c.model}' is the baseline; '{c.metric}' bounds a challenger's change"
                 )
             if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
-                raise _Invalid(
+                raise InvalidKey(
                     ("checks", i, "metric"),
                     f"'{c.metric}' comes from the credit validation section; "
                     f"set 'credit:' (and models[].reference for the PSI)",
@@ -1683,11 +1662,11 @@ class Config:
             if c.metric not in known:
                 hint = close_matches(c.metric, known)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"
-                raise _Invalid(("checks", i, "metric"), f"unknown metric {c.metric!r} for task: {self.task}; {tip}")
+                raise InvalidKey(("checks", i, "metric"), f"unknown metric {c.metric!r} for task: {self.task}; {tip}")
 
     def with_overrides(self, **values: Any) -> "Config":
         """A copy with top-level keys replaced and validated again (command-line overrides)."""
-        data = {name: getattr(self, name) for name in _keys(Config)} | values
+        data = {name: getattr(self, name) for name in section_keys(Config)} | values
         try:
             cfg = _checked(data)
         except InvalidConfig as exc:
@@ -1738,403 +1717,8 @@ def resolved_domain(domain: str | None, credit: bool) -> Literal["credit", "gene
 
 
 # --------------------------------------------------------------------------------------
-# Validation: parsed YAML → frozen sections, every problem in the config's words
+# Reading a config: YAML text → Config, every problem on one line
 # --------------------------------------------------------------------------------------
-
-_T = TypeVar("_T")
-
-
-class _Nothing:
-    """No value: a key's value that failed validation, or a problem that quotes none."""
-
-
-_NOTHING: Any = _Nothing()
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class Problem(Value):
-    """One thing wrong with a config: where (keys and list indices), what was expected, and the
-    value found (quoted after the message; :data:`_NOTHING` when the message says it all, as a
-    rule's own message does). ``unknown``: an unknown key, listed first (a typo explains the
-    problems after it); ``shape``: the value is not the mapping or list the key takes (the branch
-    of a union it was not meant for)."""
-
-    loc: tuple[str | int, ...]
-    message: str
-    found: Any = _NOTHING
-    unknown: bool = False
-    shape: bool = False
-
-    @property
-    def quotes(self) -> bool:
-        """Whether the problem quotes the value found."""
-        return self.found is not _NOTHING
-
-
-class InvalidConfig(ValueError):
-    """What :func:`validated` raises: every problem found, in the order of the sections' keys."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems[0].message)
-        self.problems = problems
-
-
-@functools.cache
-def _keys(cls: type) -> dict[str, dataclasses.Field[Any]]:
-    """The keys of a config section (its dataclass fields but the private ones), in order."""
-    return {f.name: f for f in dataclasses.fields(cls) if not f.name.startswith("_")}
-
-
-def validated(cls: type[_T], data: Any) -> _T:
-    """``data`` (parsed YAML, or a mapping) as a section ``cls``, checked by its type hints, the
-    rules in each key's metadata (:func:`key`) and the section's cross-field ``_rules``; raises
-    :class:`InvalidConfig` with every problem. A section instance in ``data`` is taken as it is."""
-    problems: list[Problem] = []
-    value = _section(cls, data, (), problems)
-    if problems:
-        raise InvalidConfig(problems)
-    return typing.cast(_T, value)
-
-
-def _section(cls: type, data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
-    if isinstance(data, cls):
-        return data
-    if not isinstance(data, dict):
-        problems.append(Problem(loc, _mapping_words(cls), data, shape=True))
-        return _NOTHING
-    before = len(problems)
-    keys = _keys(cls)
-    values = {}
-    for name, f in keys.items():
-        if name in data:
-            value = _key(f, data[name], (*loc, name), problems)
-            if value is not _NOTHING:
-                values[name] = value
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            problems.append(Problem((*loc, name), "required key is missing"))
-    for k in data:
-        if not isinstance(k, str):
-            problems.append(Problem(loc, _KEY_NOT_TEXT.format(k)))
-        elif k not in keys:
-            hint = close_matches(k, list(keys))
-            tip = f"did you mean '{hint[0]}'?" if hint else f"valid keys: {', '.join(keys)}"
-            problems.append(Problem((*loc, k), f"unknown key; {tip}", unknown=True))
-    if len(problems) > before:
-        return _NOTHING
-    section = cls(**values)
-    try:
-        if (rules := getattr(section, "_rules", None)) is not None:
-            rules()
-    except _Invalid as exc:
-        problems.append(Problem((*loc, *exc.loc), str(exc)))
-        return _NOTHING
-    except ValueError as exc:
-        problems.append(Problem(loc, str(exc)))
-        return _NOTHING
-    return section
-
-
-_KEY_NOT_TEXT = (
-    "key {!r} is not text (YAML reads yes/no, on/off, true/false, null and numbers as values); quote the key or fix it"
-)
-
-
-def _key(f: dataclasses.Field[Any], data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
-    """One key's value: its ``before`` function, its type and bounds, then its ``check``."""
-    rules = f.metadata
-    try:
-        if (before := rules.get("before")) is not None:
-            data = before(data)
-        value = _value(f.type, data, loc, problems, rules)
-        if value is not None and value is not _NOTHING and (check := rules.get("check")) is not None:
-            value = check(value)
-    except ValueError as exc:
-        problems.append(Problem(loc, str(exc)))
-        return _NOTHING
-    return value
-
-
-def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Problem], rules: Mapping[str, Any]) -> Any:
-    """``data`` as a value of type hint ``tp`` within ``rules``' bounds, or :data:`_NOTHING` with
-    the problem added to ``problems``."""
-    origin = typing.get_origin(tp)
-    if origin is Annotated:
-        tp, *extra = typing.get_args(tp)
-        return _value(tp, data, loc, problems, {**rules, **dict(extra)})
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if data is None and len(args) < len(typing.get_args(tp)):
-            return None
-        if len(args) == 1:
-            return _value(args[0], data, loc, problems, rules)
-        return _union(args, data, loc, problems, rules)
-    if origin is Literal:
-        choices = typing.get_args(tp)
-        if isinstance(data, str) and data in choices:
-            return data
-        return _refuse(problems, loc, f"Input should be {_either(choices)}", data)
-    if dataclasses.is_dataclass(tp):
-        return _section(typing.cast(type, tp), data, loc, problems)
-    if origin is list:
-        if not isinstance(data, (list, tuple)):  # a tuple: a report block read back from metrics.json
-            return _refuse(problems, loc, _LIST, data, shape=True)
-        (item,) = typing.get_args(tp)
-        items = [_value(item, x, (*loc, i), problems, {}) for i, x in enumerate(data)]
-        if any(x is _NOTHING for x in items):
-            return _NOTHING
-        return _within(items, rules, loc, problems, "List", "item")
-    if origin is tuple:
-        parts = typing.get_args(tp)
-        if not isinstance(data, (list, tuple)):
-            return _refuse(problems, loc, f"expected a list of {len(parts)} numbers", data, shape=True)
-        if len(data) != len(parts):
-            side = "most" if len(data) > len(parts) else "least"
-            return _refuse(problems, loc, f"Tuple should have at {side} {len(parts)} items, not {len(data)}", data)
-        items = [_value(a, x, (*loc, i), problems, {}) for i, (a, x) in enumerate(zip(parts, data))]
-        return _NOTHING if any(x is _NOTHING for x in items) else tuple(items)
-    if origin is dict:
-        key_type, value_type = typing.get_args(tp)
-        if not isinstance(data, dict):
-            section = value_type if isinstance(value_type, type) and dataclasses.is_dataclass(value_type) else None
-            words = _mapping_words(section)
-            return _refuse(problems, loc, words, data, shape=True)
-        out = {}
-        for k, v in data.items():
-            if key_type is str and not isinstance(k, str):
-                _refuse(problems, loc, _KEY_NOT_TEXT.format(k))
-                continue
-            k = _value(key_type, k, (*loc, k), problems, {})
-            out[k] = _value(value_type, v, (*loc, k), problems, {})
-        return _NOTHING if _NOTHING in out.values() or _NOTHING in out else out
-    value = _scalar(tp, data, loc, problems)
-    if value is _NOTHING or value is None:
-        return value
-    if isinstance(value, str):
-        return _within(value, rules, loc, problems, "String", "character")
-    return _bounded(value, data, rules, loc, problems)
-
-
-_LIST = "expected a list ([a, b] or one '- ' line per item)"
-_TEXT = (
-    "expected text, found {!r} (YAML reads unquoted numbers, yes/no, true/false and null as values, not text); quote it"
-)
-#: What YAML text pydantic read as true and false: the config keeps reading them so (``${VAR}``).
-_TRUE, _FALSE = ("1", "on", "t", "true", "y", "yes"), ("0", "off", "f", "false", "n", "no")
-
-
-def _scalar(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
-    """A number, text, true or false, or a path; a number never a boolean nor NaN or infinite, and
-    text that spells one taken as one (a ``${VAR}`` is text)."""
-    if tp is str:
-        if isinstance(data, str) and _is_unicode(data):
-            return data
-        if data is None or isinstance(data, (bool, int, float)):
-            return _refuse(problems, loc, _TEXT.format(data))
-        return _refuse(problems, loc, "expected text", data)
-    if tp is Path:
-        return Path(data) if isinstance(data, (str, Path)) else _refuse(problems, loc, "expected a path as text", data)
-    if tp is bool:
-        if isinstance(data, bool):
-            return data
-        word = data.lower() if isinstance(data, str) else data
-        if word in _TRUE or word in _FALSE or (isinstance(data, (int, float)) and data in (0, 1)):
-            return word in _TRUE or word == 1
-        return _refuse(problems, loc, "expected true or false", data)
-    if isinstance(data, bool):
-        return _refuse(problems, loc, _BOOLEAN_NUMBER)
-    if tp is int:
-        whole = _whole(data)
-        return whole if whole is not None else _refuse(problems, loc, "expected a whole number", data)
-    if tp is float:
-        number = _number(data)
-        if number is None:
-            return _refuse(problems, loc, "expected a number", data)
-        return number if math.isfinite(number) else _refuse(problems, loc, "Input should be a finite number", data)
-    raise TypeError(f"config: no validation for type {tp!r} at {_format_loc(loc)}")  # a bug in the sections
-
-
-def _is_unicode(text: str) -> bool:
-    """Whether ``text`` holds no lone UTF-16 surrogate (YAML's ``"\\ud800"``): no file, report
-    or metrics.json can hold one."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _whole(data: Any) -> int | None:
-    """A whole number written as one, as a float without a fraction (within 64 bits), or as text
-    (``"10"``, ``" +1_000 "``, ``"10.0"``), else None."""
-    if isinstance(data, int):
-        return data
-    if isinstance(data, float):
-        return int(data) if data.is_integer() and abs(data) < 2**63 else None
-    m = re.fullmatch(r"\s*([+-]?[0-9_]+)(?:\.0*)?\s*", data) if isinstance(data, str) else None
-    try:
-        return int(m.group(1)) if m is not None else None
-    except ValueError:  # underscores out of place ("1__0")
-        return None
-
-
-def _number(data: Any) -> float | None:
-    """A number (a float; an int converted), or ASCII text Python reads as one, else None."""
-    try:
-        return float(data) if isinstance(data, (int, float)) or (isinstance(data, str) and data.isascii()) else None
-    except (ValueError, OverflowError):  # not a number; an int past the largest float
-        return None
-
-
-def _union(
-    args: list[Any], data: Any, loc: tuple[str | int, ...], problems: list[Problem], rules: Mapping[str, Any]
-) -> Any:
-    """The first branch of a union that takes ``data``; if none does, the problems of the branches
-    whose shape ``data`` has (a mapping of costs with a wrong cost), else one problem naming the
-    shapes expected (a label is a number, text or true/false)."""
-    if set(args) == {int, str, bool, float}:  # ScalarLabel
-        if isinstance(data, (str, int)) or (isinstance(data, float) and math.isfinite(data)):
-            return data
-        return _refuse(problems, loc, "expected one label (a number, text or true/false)", data)
-    tried = []
-    for a in args:
-        found: list[Problem] = []
-        value = _value(a, data, loc, found, rules)
-        if not found:
-            return value
-        tried.append(found)
-    # a branch that refused the value itself (its shape, or a scalar of another type) was not meant
-    meant = [found for found in tried if not any(p.shape or (p.loc == loc and p.quotes) for p in found)]
-    if meant:
-        problems.extend(p for found in meant for p in found)
-        return _NOTHING
-    return _refuse(problems, loc, "expected " + " or ".join(_words(a) for a in args), data, shape=True)
-
-
-#: The branches of the config's unions in its words.
-_BRANCH_WORDS = {
-    list[list[float]]: "a cost matrix (a list of lists of numbers, one row per class)",
-    list[Column]: "a list of column names (one per class, in class order)",
-    dict[ScalarLabel, Column]: "a mapping of each class to its column name",
-    float: "a number",
-}
-
-
-def _words(tp: Any) -> str:
-    """One branch of a union as the shape of a value."""
-    if dataclasses.is_dataclass(tp):
-        return _mapping_words(typing.cast(type, tp)).removeprefix("expected ")
-    if typing.get_origin(tp) is Literal:
-        return _either(typing.get_args(tp))
-    return _BRANCH_WORDS[tp]
-
-
-def _mapping_words(cls: type | None) -> str:
-    """What a config section takes: a mapping, and its keys."""
-    return f"expected a mapping of keys ({', '.join(_keys(cls))})" if cls is not None else "expected a mapping of keys"
-
-
-def _either(choices: Sequence[Any]) -> str:
-    """``'a', 'b' or 'c'``."""
-    said = [repr(c) for c in choices]
-    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}"
-
-
-def _refuse(
-    problems: list[Problem], loc: tuple[str | int, ...], message: str, found: Any = _NOTHING, shape: bool = False
-) -> Any:
-    problems.append(Problem(loc, message, found, shape=shape))
-    return _NOTHING
-
-
-def _number_words(v: float) -> str:
-    """A bound as pydantic wrote it: a whole float without its ``.0``."""
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-
-
-_BOUNDS = (
-    ("ge", lambda v, b: v >= b, "greater than or equal to"),
-    ("gt", lambda v, b: v > b, "greater than"),
-    ("le", lambda v, b: v <= b, "less than or equal to"),
-    ("lt", lambda v, b: v < b, "less than"),
-)
-
-
-def _bounded(
-    value: Any, written: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]
-) -> Any:
-    """A number within its key's bounds (``ge``, ``gt``, ``le``, ``lt``); ``written``, as found."""
-    for name, holds, words in _BOUNDS:
-        if name in rules and not holds(value, rules[name]):
-            return _refuse(problems, loc, f"Input should be {words} {_number_words(rules[name])}", written)
-    return value
-
-
-def _within(
-    value: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem], kind: str, unit: str
-) -> Any:
-    """Text or a list within its key's lengths (``min_length``, ``max_length``)."""
-    for name, side, holds in (("min_length", "least", len(value).__ge__), ("max_length", "most", len(value).__le__)):
-        n = rules.get(name)
-        if n is not None and not holds(n):
-            after = f" after validation, not {len(value)}" if kind == "List" else ""
-            return _refuse(problems, loc, f"{kind} should have at {side} {n} {unit}{'s' * (n != 1)}{after}", value)
-    return value
-
-
-def json_data(value: Any) -> Any:
-    """A config (or any of its sections) as JSON data: sections as mappings of their keys in order,
-    paths as text (a data URI as written: ``s3://b/k``, not the folded form a Path holds), tuples
-    as lists, mapping keys as text. What the run's digest hashes and ``metrics.json`` records."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for name, f in _keys(type(value)).items():
-            v = getattr(value, name)
-            out[name] = (unfolded(v) or str(v)) if f.metadata.get("uri") and v is not None else json_data(v)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [json_data(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): json_data(v) for k, v in value.items()}  # a class label read as a number: its text
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
-# --------------------------------------------------------------------------------------
-# Loading
-# --------------------------------------------------------------------------------------
-
-
-def _yaml_line(text: str, loc: tuple[Any, ...]) -> int | None:
-    """1-based line of the YAML node at ``loc`` (keys and list indices), if it can be found."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                if k.value == part:
-                    line = k.start_mark.line + 1
-                    node = v
-                    break
-            else:
-                return line
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
-def _format_loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
 
 #: The most characters of a wrong value an error line quotes.
 FOUND_CHARS = 60
@@ -2148,271 +1732,11 @@ def _at_most(text: str) -> str:
     return f"{text[: FOUND_CHARS - 1]}… ({len(text):,} characters)"
 
 
-#: How deep a config may nest (mappings and lists); the documented shape needs 4.
-MAX_DEPTH = 32
-
 #: At most this many problems are listed in one error line.
 MAX_PROBLEMS_SHOWN = 5
 
-
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first: int, todo: str = "keep one of them") -> None:
-        super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first, self.todo = key, line, first, todo
-
-
-class _StrictSafeLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last),
-    merge keys (``<<:``) included."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        merged = 0
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                # two ``<<:`` keys in one mapping (YAML gives a key once): PyYAML merged both,
-                # and which one's value won a clash depended on how each was written (the
-                # second of two flow mappings, the first of a mapping's own key and a merge)
-                if merged:
-                    raise _DuplicateKey(
-                        "<<",
-                        key_node.start_mark.line + 1,
-                        merged,
-                        "merge several mappings with one key: <<: [*first, *second]",
-                    )
-                merged = key_node.start_mark.line + 1
-                # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
-                # and a key given beside it overrides the merged one (not a duplicate)
-                continue
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                first = seen.get(key)
-            except TypeError:  # an unhashable key: let PyYAML report it
-                continue
-            if first is not None:
-                raise _DuplicateKey(key, key_node.start_mark.line + 1, first)
-            seen[key] = key_node.start_mark.line + 1
-        return super().construct_mapping(node, deep=deep)
-
-
-#: The most values (mappings, lists and scalars, each alias counted as a copy) a config may hold:
-#: PyYAML builds ``&a [*b, *b, ...]`` chains ("billion laughs") as shared references, but every
-#: later walk (validation, ``${VAR}`` expansion, error messages) visits each copy. A 40-model
-#: config with a 50-class cost matrix holds about 3,000.
-MAX_VALUES = 100_000
-
 #: The largest config file read (a config is a few KB).
 MAX_CONFIG_BYTES = 16 * 1024 * 1024
-
-
-def _depth(node: Any, limit: int, values: int = MAX_VALUES) -> int:
-    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion).
-
-    Raises :class:`_TooManyValues` past ``values`` visited values, so that an alias bomb (a
-    small text that expands exponentially) is refused in bounded time."""
-    deepest, stack, seen = 0, [(node, 1)], 0
-    while stack:
-        item, d = stack.pop()
-        seen += 1
-        if seen > values:
-            raise _TooManyValues(values)
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, d)
-            if deepest > limit:
-                return deepest
-            stack.extend((v, d + 1) for v in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
-class _TooManyValues(ValueError):
-    def __init__(self, values: int) -> None:
-        super().__init__(values)
-        self.values = values
-
-
-def _safe_load(text: str, source: str) -> Any:
-    """YAML text → plain data: safe tags only, no duplicate keys, bounded nesting."""
-    try:
-        return yaml.load(text, Loader=_StrictSafeLoader)
-    except _DuplicateKey as exc:
-        raise ConfigError(
-            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); {exc.todo}"
-        ) from None
-    except RecursionError:
-        raise ConfigError(
-            f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); see configs/demo.yaml for its shape"
-        ) from None
-
-
-# --------------------------------------------------------------------------------------
-# ${VAR} interpolation and --set overrides
-# --------------------------------------------------------------------------------------
-
-#: ``${NAME}``, ``${NAME:-default}``; ``$${`` is a literal ``${``.
-_VAR = re.compile(r"\$\$\{|\$\{([^{}]*)\}")
-_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-#: Keys whose ``${VAR}`` are *not* expanded when the config is read but only when it is used,
-#: so that a secret (a database password in a URL) is never held in the config, printed,
-#: or written into the report or metrics.json: a source's and a connection's URL, a connection's options.
-DEFERRED_KEYS = (
-    ("models", "*", "source", "url"),
-    ("connections", "*", "url"),
-    ("connections", "*", "options", "*"),
-)
-
-
-def _deferred(loc: tuple[Any, ...]) -> bool:
-    return any(len(loc) == len(k) and all(a == "*" or a == b for a, b in zip(k, loc)) for k in DEFERRED_KEYS)
-
-
-def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
-    """``value`` with each ``${NAME}`` replaced by the environment variable ``NAME`` (or the
-    ``default`` of ``${NAME:-default}`` when it is unset or empty, as in POSIX shells).
-
-    An unset variable without a default, or a malformed reference, is a :class:`ConfigError`
-    naming ``where`` (the config key) and the variable — never its value.
-    """
-
-    def sub(m: re.Match[str]) -> str:
-        if m.group(0) == "$${":
-            return "${"
-        body = m.group(1)
-        name, sep, default = body.partition(":-")
-        if not _VAR_NAME.fullmatch(name):
-            raise ConfigError(
-                f"{where}: ${{{body}}} is not a variable reference; write ${{NAME}} or "
-                f"${{NAME:-default}} (and $${{ for a literal ${{)"
-            )
-        got = environ.get(name)
-        if got:
-            return got
-        if sep:
-            return default
-        if got is not None:  # set but empty: as the shell, an empty value is taken
-            return got
-        raise ConfigError(
-            f"{where}: environment variable {name} is not set; export it, or write ${{{name}:-default}} for a default"
-        )
-
-    return _VAR.sub(sub, value)
-
-
-def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool:
-    """Whether the value at ``loc`` was given by a ``--set`` item (the key itself, or inside it)."""
-    return any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys)
-
-
-def interpolate(
-    data: Any,
-    environ: Mapping[str, str],
-    text: str | None,
-    source: str,
-    set_keys: Sequence[tuple[Any, ...]] = (),
-    written: dict[tuple[Any, ...], str] | None = None,
-) -> Any:
-    """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
-    :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
-    refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
-    said to come from there, not from the file's line of that key. ``written`` is given each
-    expanded value's text as written, by its key (what :meth:`Config.as_written` records)."""
-
-    def where(loc: tuple[Any, ...]) -> str:
-        if _from_set(loc, set_keys):
-            return f"{source}: {_format_loc(loc)} (from --set)"
-        line = _yaml_line(text, loc) if text is not None else None
-        return f"{source}{f':{line}' if line else ''}: {_format_loc(loc)}"
-
-    def walk(node: Any, loc: tuple[Any, ...]) -> Any:
-        if isinstance(node, dict):
-            return {k: walk(v, (*loc, k)) for k, v in node.items()}
-        if isinstance(node, list):
-            return [walk(v, (*loc, i)) for i, v in enumerate(node)]
-        if isinstance(node, str) and "$" in node and not _deferred(loc):
-            value = expand_vars(node, environ, where(loc))
-            if written is not None and value != node:
-                written[loc] = node
-            return value
-        if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
-            raise ConfigError(
-                f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
-                f"or true/false; write the value out as plain text"
-            )
-        return node
-
-    return walk(data, ())
-
-
-_SET_KEY = r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*"
-
-
-def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
-    """``'models[1].file=b.csv'`` → ``(('models', 1, 'file'), 'b.csv')``; the value is read as a
-    YAML scalar or flow collection (``--set bootstrap.resamples=100`` is the number 100)."""
-    key, eq, raw = item.partition("=")
-    key = key.strip()
-    if not eq or not re.fullmatch(_SET_KEY, key):
-        raise ConfigError(f"--set {item}: expected KEY=VALUE with KEY such as bootstrap.seed or models[1].file")
-    loc: list[str | int] = []
-    for part in key.split("."):
-        name, *idx = part.replace("]", "").split("[")
-        loc.append(name)
-        loc.extend(int(i) for i in idx)
-    try:
-        value = _safe_load(raw, f"--set {key}") if raw.strip() else ""
-    except yaml.YAMLError:
-        value = raw  # not YAML: the text itself (a path with a colon, say)
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        value = raw  # a date is text in the config (``date``, paths, titles), as typed
-    # a value nesting too deeply, or an alias bomb, is the --set item's fault, named as such (the
-    # whole config's check, after the merge, named the config file)
-    try:
-        too_deep = _depth(value, MAX_DEPTH) > MAX_DEPTH
-    except _TooManyValues as exc:
-        raise ConfigError(
-            f"--set {key}: the value holds more than {exc.values:,} values once its YAML aliases "
-            f"(*name) are expanded; write the value out"
-        ) from None
-    if too_deep:
-        raise ConfigError(f"--set {key}: the value nests too deeply (more than {MAX_DEPTH} levels)")
-    return tuple(loc), value
-
-
-def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
-    """``--set`` items applied to parsed YAML (a deep copy is changed); returns the data and the
-    keys that were set. A missing mapping on the way is created; a list index must exist."""
-    import copy  # noqa: PLC0415
-
-    data = copy.deepcopy(data)
-    keys = []
-    for item in overrides:
-        loc, value = parse_set(item)
-        node: Any = data
-        for i, part in enumerate(loc[:-1]):
-            nxt = loc[i + 1]
-            here = _format_loc(loc[: i + 1])
-            if isinstance(part, int):
-                if not isinstance(node, list) or part >= len(node):
-                    n = len(node) if isinstance(node, list) else 0
-                    raise ConfigError(f"--set {item}: {here}: no such entry ({_format_loc(loc[:i])} has {n})")
-                node = node[part]
-            else:
-                if not isinstance(node, dict):
-                    raise ConfigError(f"--set {item}: {_format_loc(loc[:i])} is not a mapping")
-                if part not in node:
-                    if isinstance(nxt, int):
-                        raise ConfigError(f"--set {item}: {here}: no such list in the config")
-                    node[part] = {}
-                node = node[part]
-        last = loc[-1]
-        if isinstance(last, int):
-            if not isinstance(node, list) or last >= len(node):
-                raise ConfigError(f"--set {item}: {_format_loc(loc)}: no such entry")
-        elif not isinstance(node, dict):
-            raise ConfigError(f"--set {item}: {_format_loc(loc[:-1])} is not a mapping")
-        node[last] = value
-        keys.append(loc)
-    return data, keys
 
 
 def parse_config(
@@ -2426,40 +1750,7 @@ def parse_config(
     validated like the file); then ``${VAR}`` references are expanded from ``environ``
     (default: the process environment).
     """
-    try:
-        data = _safe_load(text, source)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        pos = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        context, cmark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
-        if context and cmark is not None and mark is not None and cmark.line != mark.line:
-            problem += f" ({context} at line {cmark.line + 1}, column {cmark.column + 1})"
-        if "could not determine a constructor" in str(exc):
-            problem = "tags such as !!python/object are not allowed (safe YAML only); remove the tag"
-        raise ConfigError(f"{source}{pos}: invalid YAML: {problem}") from None
-    if data is None:
-        raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
-    if not isinstance(data, dict):
-        raise ConfigError(
-            f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}"
-        )
-    set_keys: list[tuple[Any, ...]] = []
-    if overrides:
-        data, set_keys = apply_overrides(data, overrides)
-    try:
-        depth = _depth(data, MAX_DEPTH)
-    except _TooManyValues as exc:
-        raise ConfigError(
-            f"{source}: the config holds more than {exc.values:,} values once its YAML aliases "
-            f"(*name) are expanded; write the values out (see configs/demo.yaml for its shape)"
-        ) from None
-    if depth > MAX_DEPTH:
-        raise ConfigError(
-            f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); see configs/demo.yaml for its shape"
-        )
-    written: dict[tuple[Any, ...], str] = {}
-    data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys, written)
+    data, set_keys, written = read_yaml(text, source, overrides, os.environ if environ is None else environ)
     try:
         cfg = _checked(data)
     except InvalidConfig as exc:
@@ -2489,76 +1780,7 @@ def json_schema() -> dict[str, Any]:
         PYTHONPATH=. python -c "import json, reportgen.config as c; \\
         print(json.dumps(c.json_schema(), indent=2, ensure_ascii=False))" > reportgen/schema/config.schema.json
     """
-    defs: dict[str, Any] = {}
-    top = _schema_of_section(Config, defs)
-    del defs["Config"]
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": dict(sorted(defs.items())), **top}
-
-
-#: The JSON Schema keywords of a key's rules.
-_SCHEMA_BOUNDS = {
-    "ge": "minimum",
-    "gt": "exclusiveMinimum",
-    "le": "maximum",
-    "lt": "exclusiveMaximum",
-    "min_length": "minLength",
-    "max_length": "maxLength",
-}
-
-
-def _schema_of_section(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
-    """A section's schema, added to ``defs`` by its class name (its sections' schemas too)."""
-    properties, required = {}, []
-    for name, f in _keys(cls).items():
-        node = _schema_of(f.type, f.metadata, defs)
-        if not all("$ref" in b or b == {"type": "null"} for b in node.get("anyOf", [node])):  # a section: its own
-            node["title"] = name.replace("_", " ").title()
-        if f.default is not dataclasses.MISSING:
-            node["default"] = json_data(f.default)
-        elif f.default_factory is not dataclasses.MISSING:
-            node["default"] = json_data(f.default_factory())
-        else:
-            required.append(name)
-        node["description"] = f.metadata["description"]
-        properties[name] = dict(sorted(node.items()))
-    schema = {
-        "additionalProperties": False,
-        "description": inspect.cleandoc(cls.__doc__ or ""),
-        "properties": properties,
-        **({"required": required} if required else {}),
-        "title": cls.__name__,
-        "type": "object",
-    }
-    defs[cls.__name__] = schema
-    return schema
-
-
-def _schema_of(tp: Any, rules: Mapping[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema of type hint ``tp`` within ``rules``' bounds."""
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin is Annotated:
-        return _schema_of(args[0], {**rules, **dict(args[1:])}, defs)
-    if origin in (typing.Union, types.UnionType):
-        return {"anyOf": [_schema_of(a, rules, defs) if a is not type(None) else {"type": "null"} for a in args]}
-    if dataclasses.is_dataclass(tp):
-        name = typing.cast(type, tp).__name__
-        if name not in defs:
-            _schema_of_section(typing.cast(type, tp), defs)
-        return {"$ref": f"#/$defs/{name}"}
-    if origin is Literal:
-        return {"const": args[0], "type": "string"} if len(args) == 1 else {"enum": list(args), "type": "string"}
-    if origin is list:
-        node = {"items": _schema_of(args[0], {}, defs), "type": "array"}
-        lengths = {"minItems": rules.get("min_length"), "maxItems": rules.get("max_length")}
-        return dict(sorted((node | {k: v for k, v in lengths.items() if v is not None}).items()))
-    if origin is tuple:
-        items = [_schema_of(a, {}, defs) for a in args]
-        return {"maxItems": len(args), "minItems": len(args), "prefixItems": items, "type": "array"}
-    if origin is dict:
-        return {"additionalProperties": _schema_of(args[1], {}, defs), "type": "object"}
-    kind = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "string"}[tp]
-    node = {"type": kind, **({"format": "path"} if tp is Path else {})}
-    return dict(sorted((node | {word: rules[k] for k, word in _SCHEMA_BOUNDS.items() if k in rules}).items()))
+    return json_schema_of(Config)
 
 
 def config_from_mapping(data: dict[str, Any], source: str = "<config>") -> Config:
@@ -2576,7 +1798,7 @@ def _said(p: Problem) -> str:
     """A problem as it is printed: the key path, the message, the value found (a scalar, cut to
     :data:`FOUND_CHARS` characters)."""
     quoted = p.quotes and not isinstance(p.found, (dict, list))
-    return f"{_format_loc(p.loc)}: {p.message}" + (f" (found {_at_most(repr(p.found))})" if quoted else "")
+    return f"{format_loc(p.loc)}: {p.message}" + (f" (found {_at_most(repr(p.found))})" if quoted else "")
 
 
 def _problems_line(
@@ -2587,10 +1809,10 @@ def _problems_line(
     ordered = sorted(problems, key=lambda p: not p.unknown)  # stable: keeps the keys' order
     shown: list[tuple[int | None, str]] = []
     for p in ordered[:MAX_PROBLEMS_SHOWN]:
-        if p.loc and _from_set(p.loc, set_keys):
+        if p.loc and from_set(p.loc, set_keys):
             shown.append((None, f"{_said(p)} (from --set)"))
             continue
-        shown.append((_yaml_line(text, p.loc), _said(p)))
+        shown.append((yaml_line(text, p.loc), _said(p)))
     first_line, first_msg = shown[0]
     out = f"{source}{f':{first_line}' if first_line else ''}: {first_msg}"
     for line, msg in shown[1:]:
@@ -2633,16 +1855,16 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
             if (v := getattr(cfg.report, k)) is not None
         },
     )
-    for key in ("template_dir", "logo"):
-        target = getattr(report, key)
+    for attr in ("template_dir", "logo"):
+        target = getattr(report, attr)
         if target is None:
             continue
-        if not target.exists() or target.is_dir() != (key == "template_dir"):
-            what = "a directory of templates" if key == "template_dir" else "an image file"
+        if not target.exists() or target.is_dir() != (attr == "template_dir"):
+            what = "a directory of templates" if attr == "template_dir" else "an image file"
             raise ConfigError(
-                f"{cfg.where('report', key)}: {target} is not {what}; fix the path (relative to the config file)"
+                f"{cfg.where('report', attr)}: {target} is not {what}; fix the path (relative to the config file)"
             )
-        if key == "logo":
+        if attr == "logo":
             # A logo is embedded in the report: it must be the config's own regular file, never
             # a symlink or path leading out of the config's directory tree (a secret inlined as
             # base64), nor a device or FIFO.

@@ -21,7 +21,8 @@ import reportgen.clock as clock
 import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
 import reportgen.report.wording as wording
-from reportgen.config import Config, CostsConfig, ModelConfig, json_data
+from reportgen.config import Config, CostsConfig, ModelConfig
+from reportgen.config_base import json_data
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence

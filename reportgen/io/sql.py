@@ -21,7 +21,7 @@ Three promises, kept here and only here:
   or SQLAlchemy's bound parameter) and the value travels separately; the SQL text is never
   formatted with a value.
 * **no secret leaves**: ``${VAR}`` in a URL or a connection's options is expanded only when
-  connecting (:data:`reportgen.config.DEFERRED_KEYS`), the password percent-encoded; every
+  connecting (:data:`reportgen.config_yaml.DEFERRED_KEYS`), the password percent-encoded; every
   message is scrubbed of the secrets and the expanded URL; the audit keeps the redacted URL
   (no password, no query string), the query text and a SHA-256 of the result.
 * **one-line errors, exit 2**: a bad URL, an unknown dialect, a missing driver, a bad query, a
@@ -52,7 +52,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from reportgen.config import Config, ModelConfig, SourceConfig, dialect_of, expand_vars
+from reportgen.config import Config, ModelConfig, SourceConfig, dialect_of
+from reportgen.config_yaml import expand_vars
 from reportgen.errors import ConfigError, InputError, UserError
 from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import HEADER_ROWS, check_columns

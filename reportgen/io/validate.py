@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reportgen.config import Config, ModelConfig, close_matches
+from reportgen.config import Config, ModelConfig
+from reportgen.config_base import close_matches
 from reportgen.errors import InputError
 from reportgen.io.arrow_numpy import numpy_of
 from reportgen.results import Notice

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reportgen.config import REPORT_SECTIONS, InvalidConfig, ReportConfig, validated
+from reportgen.config import REPORT_SECTIONS, ReportConfig
+from reportgen.config_base import InvalidConfig, validated
 from reportgen.errors import ResultError
 from reportgen.results import DigestStatus
 from reportgen.value import Value

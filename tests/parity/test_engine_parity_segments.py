@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from segment_cases import config, planted
 
-from reportgen.config import json_data
+from reportgen.config_base import json_data
 from reportgen.engine.driver import compare_evidence
 from reportgen.pipeline import analyse, load_evidence, settings_from
 from reportgen.reduce.segment_rows import segment_section

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reportgen.config import REPORT_SECTIONS, InvalidConfig, ReportConfig, validated
+from reportgen.config import REPORT_SECTIONS, ReportConfig
+from reportgen.config_base import InvalidConfig, validated
 from reportgen.report.views.brief import recommend, rule_text
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import reportgen.config as C
+from reportgen.config_base import json_data, validated
 
 
 def _defaults(section: type):
@@ -19,11 +20,11 @@ def test_section_defaults_equal_validated_sections():
     found = [d for s in sections for d in _defaults(s)]
     assert len(found) >= 8
     for where, d in found:
-        assert C.validated(type(d), C.json_data(d)) == d, where
+        assert validated(type(d), json_data(d)) == d, where
 
 
 def test_default_config_sections_equal_explicit_empty_ones():
     base = {"title": "t", "label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
-    a = C.validated(C.Config, base)
-    b = C.validated(C.Config, base | {k: {} for k in ("bootstrap", "output", "report", "stream")} | {"costs": {}})
+    a = validated(C.Config, base)
+    b = validated(C.Config, base | {k: {} for k in ("bootstrap", "output", "report", "stream")} | {"costs": {}})
     assert a == b

@@ -14,7 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reportgen.config import MAX_DEPTH, Config, parse_config, validated
+from reportgen.config import Config, parse_config
+from reportgen.config_base import validated
+from reportgen.config_yaml import MAX_DEPTH
 from reportgen.errors import ConfigError
 
 BASE = "label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n"

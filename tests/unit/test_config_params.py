@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reportgen.config import checked_uri, expand_vars, json_data, load_config, parse_config, parse_set, unfolded
+from reportgen.config import checked_uri, load_config, parse_config, unfolded
+from reportgen.config_base import json_data
+from reportgen.config_yaml import expand_vars, parse_set
 from reportgen.errors import ConfigError
 
 BASE = "label: y\nmodels:\n  - {name: a, file: '${D}/a.csv', score: s}\n  - {name: b, file: b.csv, score: s}\n"

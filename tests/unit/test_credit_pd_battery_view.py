@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import reportgen.engine.credit as C
-from reportgen.config import CreditConfig, InvalidConfig, validated
+from reportgen.config import CreditConfig
+from reportgen.config_base import InvalidConfig, validated
 from reportgen.report.views import credit as V
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from segment_cases import config, planted
 
-from reportgen.config import config_from_mapping, json_data
+from reportgen.config import config_from_mapping
+from reportgen.config_base import json_data
 from reportgen.engine.driver import compare_evidence
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse, load_evidence, settings_from

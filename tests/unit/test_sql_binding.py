@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reportgen.config import SourceConfig, json_data
+from reportgen.config import SourceConfig
+from reportgen.config_base import json_data
 from reportgen.errors import ConfigError
 from reportgen.io.sql import bind, describe, pushdown_query, redact, resolve_url
 
