@@ -189,7 +189,7 @@ def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Proble
         choices = typing.get_args(tp)
         if isinstance(data, str) and data in choices:
             return data
-        return _refuse(problems, loc, f"Input should be {_either(choices)}", data)
+        return _refuse(problems, loc, f"expected {_either(choices)}", data)
     if dataclasses.is_dataclass(tp):
         return _section(typing.cast(type, tp), data, loc, problems)
     if origin is list:
@@ -199,14 +199,13 @@ def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Proble
         items = [_value(item, x, (*loc, i), problems, {}) for i, x in enumerate(data)]
         if any(x is _NOTHING for x in items):
             return _NOTHING
-        return _within(items, rules, loc, problems, "List", "item")
+        return _within(items, rules, loc, problems, "item")
     if origin is tuple:
         parts = typing.get_args(tp)
         if not isinstance(data, (list, tuple)):
             return _refuse(problems, loc, f"expected a list of {len(parts)} numbers", data, shape=True)
         if len(data) != len(parts):
-            side = "most" if len(data) > len(parts) else "least"
-            return _refuse(problems, loc, f"Tuple should have at {side} {len(parts)} items, not {len(data)}", data)
+            return _refuse(problems, loc, f"expected a list of {len(parts)} numbers, found {len(data)}", data)
         items = [_value(a, x, (*loc, i), problems, {}) for i, (a, x) in enumerate(zip(parts, data))]
         return _NOTHING if any(x is _NOTHING for x in items) else tuple(items)
     if origin is dict:
@@ -227,7 +226,7 @@ def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Proble
     if value is _NOTHING or value is None:
         return value
     if isinstance(value, str):
-        return _within(value, rules, loc, problems, "String", "character")
+        return _within(value, rules, loc, problems, "character")
     return _bounded(value, data, rules, loc, problems)
 
 
@@ -266,7 +265,7 @@ def _scalar(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Probl
         number = _number(data)
         if number is None:
             return _refuse(problems, loc, "expected a number", data)
-        return number if math.isfinite(number) else _refuse(problems, loc, "Input should be a finite number", data)
+        return number if math.isfinite(number) else _refuse(problems, loc, "expected a finite number", data)
     raise TypeError(f"config: no validation for type {tp!r} at {format_loc(loc)}")  # a bug in the sections
 
 
@@ -360,15 +359,15 @@ def _refuse(
 
 
 def _number_words(v: float) -> str:
-    """A bound as pydantic wrote it: a whole float without its ``.0``."""
+    """A bound as a message writes it: a whole float without its ``.0``."""
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
 _BOUNDS = (
-    ("ge", lambda v, b: v >= b, "greater than or equal to"),
-    ("gt", lambda v, b: v > b, "greater than"),
-    ("le", lambda v, b: v <= b, "less than or equal to"),
-    ("lt", lambda v, b: v < b, "less than"),
+    ("ge", lambda v, b: v >= b, "≥"),
+    ("gt", lambda v, b: v > b, ">"),
+    ("le", lambda v, b: v <= b, "≤"),
+    ("lt", lambda v, b: v < b, "<"),
 )
 
 
@@ -376,21 +375,23 @@ def _bounded(
     value: Any, written: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]
 ) -> Any:
     """A number within its key's bounds (``ge``, ``gt``, ``le``, ``lt``); ``written``, as found."""
-    for name, holds, words in _BOUNDS:
+    for name, holds, sign in _BOUNDS:
         if name in rules and not holds(value, rules[name]):
-            return _refuse(problems, loc, f"Input should be {words} {_number_words(rules[name])}", written)
+            number = "a whole number" if isinstance(value, int) else "a number"
+            return _refuse(problems, loc, f"expected {number} {sign} {_number_words(rules[name])}", written)
     return value
 
 
 def _within(
-    value: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem], kind: str, unit: str
+    value: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem], unit: str
 ) -> Any:
-    """Text or a list within its key's lengths (``min_length``, ``max_length``)."""
+    """Text or a list within its key's lengths (``min_length``, ``max_length``), counted in ``unit``
+    (character or item); a list's length is said, as a list found is not quoted."""
     for name, side, holds in (("min_length", "least", len(value).__ge__), ("max_length", "most", len(value).__le__)):
         n = rules.get(name)
         if n is not None and not holds(n):
-            after = f" after validation, not {len(value)}" if kind == "List" else ""
-            return _refuse(problems, loc, f"{kind} should have at {side} {n} {unit}{'s' * (n != 1)}{after}", value)
+            found = f", found {len(value)}" if unit == "item" else ""
+            return _refuse(problems, loc, f"expected at {side} {n} {unit}{'s' * (n != 1)}{found}", value)
     return value
 
 

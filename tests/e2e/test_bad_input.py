@@ -225,9 +225,9 @@ CASES = [
     Case("config-cost-matrix-not-square", ("costs", "square"), cfg=set_("costs", [[0, 1], [1, 0, 2]])),
     Case("config-cost-matrix-3x3-binary", ("costs", "2x2"), cfg=set_("costs", [[0, 1, 1], [1, 0, 1], [1, 1, 0]])),
     Case("config-cost-matrix-negative", ("costs", "non-negative", "-1"), cfg=set_("costs", [[0, -1], [1, 0]])),
-    Case("config-cost-negative", ("costs.fn", "greater than or equal to 0"), cfg=set_("costs", {"fn": -5, "fp": 1})),
-    Case("config-beta-zero", ("beta", "greater than 0"), cfg=set_("beta", 0)),
-    Case("config-beta-negative", ("beta", "greater than 0"), cfg=set_("beta", -2)),
+    Case("config-cost-negative", ("costs.fn", "expected a number ≥ 0", "-5"), cfg=set_("costs", {"fn": -5, "fp": 1})),
+    Case("config-beta-zero", ("beta", "expected a number > 0"), cfg=set_("beta", 0)),
+    Case("config-beta-negative", ("beta", "expected a number > 0"), cfg=set_("beta", -2)),
     Case("config-task-unsupported", ("task", "'regression'", "binary"), cfg=set_("task", "regression")),
     Case(
         "config-primary-metric-unknown",
@@ -236,7 +236,9 @@ CASES = [
     ),
     Case("config-no-score", ("models[0]", "'score'"), cfg=drop("models.0.score")),
     Case("config-no-label", ("no label column",), cfg=drop("label")),
-    Case("config-confidence-level", ("confidence_level", "less than 1"), cfg=set_("confidence_level", 95)),
+    Case(
+        "config-confidence-level", ("confidence_level", "expected a number < 1", "95"), cfg=set_("confidence_level", 95)
+    ),
     Case(
         "config-constraint-two-bounds",
         ("constraints[0]", "exactly one"),

@@ -376,8 +376,7 @@ def test_a_huge_number_of_bins_is_a_config_error_not_an_internal_one(
         == 2
     )
     assert capsys.readouterr().err == (
-        f"reportgen: error: {cfg}: stream.bins: Input should be less than or equal to "
-        f"2000000 (found {bins}) (from --set)\n"
+        f"reportgen: error: {cfg}: stream.bins: expected a whole number ≤ 2000000 (found {bins}) (from --set)\n"
     )
 
 

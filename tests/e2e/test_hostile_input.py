@@ -522,7 +522,7 @@ def test_a_title_author_or_name_too_long_to_lay_out_is_exit_2_quoting_a_little_o
     line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "WWWW" in x)
     assert cli.main(["validate", str(cfg)]) == 2
     assert capsys.readouterr().err == (
-        f"reportgen: error: {cfg}:{line}: {where}: String should have at most 1000 characters "
+        f"reportgen: error: {cfg}:{line}: {where}: expected at most 1000 characters "
         f"(found '{'W' * 58}… (200,002 characters))\n"
     )
 
@@ -548,7 +548,7 @@ def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
     assert cli.main(["validate", str(cfg), "--set", "models[0].direction=" + "x" * 5000]) == 2
     assert capsys.readouterr().err == (
-        f"reportgen: error: {cfg}: models[0].direction: Input should be 'higher' or 'lower' "
+        f"reportgen: error: {cfg}: models[0].direction: expected 'higher' or 'lower' "
         f"(found '{'x' * 58}… (5,002 characters)) (from --set)\n"
     )
 

@@ -181,7 +181,7 @@ def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys, no_fig
             {"palette": ["red;}</style><script>alert(1)</script>"]},
             "run.config.report.palette: 'red;}</style><script>alert(1)</script>' is not a colour; write colours as '#rrggbb'",
         ),
-        ({"sections": ["../../etc/passwd"]}, "run.config.report.sections[0]: Input should be 'summary', "),
+        ({"sections": ["../../etc/passwd"]}, "run.config.report.sections[0]: expected 'summary', "),
     ],
 )
 def test_render_refuses_a_report_block_the_config_would_refuse(report, expected, saved, tmp_path, capsys):

@@ -166,7 +166,7 @@ def test_set_overrides_are_validated_like_the_file() -> None:
     for item, expected in [
         (
             "bootstrap.resamples=-1",
-            "q.yaml: bootstrap.resamples: Input should be greater than or equal to 0 (found -1) (from --set)",
+            "q.yaml: bootstrap.resamples: expected a whole number ≥ 0 (found -1) (from --set)",
         ),
         ("modles=[]", "q.yaml: modles: unknown key; did you mean 'models'? (from --set)"),
         ("models[2].file=x", "--set models[2].file=x: models[2]: no such entry (models has 2)"),

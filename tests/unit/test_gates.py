@@ -155,7 +155,7 @@ def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast
             "checks[0].model: 'challnger' names no model; did you mean 'challenger'?",
         ),
         ({"comparison": "champion", "must_not_be": "worse"}, "checks[0].comparison: 'champion' is the baseline"),
-        ({"comparison": "naive", "must_not_be": "better"}, "checks[0].must_not_be: Input should be 'worse'"),
+        ({"comparison": "naive", "must_not_be": "better"}, "checks[0].must_not_be: expected 'worse'"),
         ({"metric": "gini", "at_least": 0.4, "at_most": 0.9}, "checks[0]: give exactly one of at_least / at_most"),
         ({"model": "naive"}, "checks[0]: a check needs 'metric'"),
     ],
