@@ -1497,11 +1497,11 @@ class Config:
 
         Lets later stages (sources) point a data problem at the config key that named it.
         """
-        key = format_loc(loc)
+        path = format_loc(loc)
         if self._source is None:
-            return key
+            return path
         line = yaml_line(self._text, loc) if self._text is not None else None
-        return f"{self._source}{f':{line}' if line else ''}: {key}"
+        return f"{self._source}{f':{line}' if line else ''}: {path}"
 
     def _rules(self) -> None:
         self._primary_metric()

@@ -338,11 +338,8 @@ def _words(tp: Any) -> str:
 
 def _mapping_words(cls: type | None) -> str:
     """What a config section takes: a mapping, and its keys."""
-    return (
-        f"expected a mapping of keys ({', '.join(section_keys(cls))})"
-        if cls is not None
-        else "expected a mapping of keys"
-    )
+    keys = f" ({', '.join(section_keys(cls))})" if cls is not None else ""
+    return f"expected a mapping of keys{keys}"
 
 
 def _either(choices: Sequence[Any]) -> str:
