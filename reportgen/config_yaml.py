@@ -187,24 +187,21 @@ def from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool:
     return any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys)
 
 
-def interpolate(
-    data: Any,
-    environ: Mapping[str, str],
-    text: str | None,
-    source: str,
-    set_keys: Sequence[tuple[Any, ...]] = (),
-    written: dict[tuple[Any, ...], str] | None = None,
-) -> Any:
+def _interpolate(
+    data: Any, environ: Mapping[str, str], text: str, source: str, set_keys: Sequence[tuple[Any, ...]]
+) -> tuple[Any, dict[tuple[Any, ...], str]]:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
     :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
-    refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
-    said to come from there, not from the file's line of that key. ``written`` is given each
-    expanded value's text as written, by its key (what :meth:`Config.as_written` records)."""
+    refused, naming its key; recursive, bounded by the nesting limit already checked. A problem in
+    a value from ``--set`` (``set_keys``) is said to come from there, not from the file's line of
+    that key. With each expanded value's text as written, by its key (what
+    :meth:`reportgen.config.Config.as_written` records)."""
+    written: dict[tuple[Any, ...], str] = {}
 
     def where(loc: tuple[Any, ...]) -> str:
         if from_set(loc, set_keys):
             return f"{source}: {format_loc(loc)} (from --set)"
-        line = yaml_line(text, loc) if text is not None else None
+        line = yaml_line(text, loc)
         return f"{source}{f':{line}' if line else ''}: {format_loc(loc)}"
 
     def walk(node: Any, loc: tuple[Any, ...]) -> Any:
@@ -214,7 +211,7 @@ def interpolate(
             return [walk(v, (*loc, i)) for i, v in enumerate(node)]
         if isinstance(node, str) and "$" in node and not _deferred(loc):
             value = expand_vars(node, environ, where(loc))
-            if written is not None and value != node:
+            if value != node:
                 written[loc] = node
             return value
         if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
@@ -224,7 +221,7 @@ def interpolate(
             )
         return node
 
-    return walk(data, ())
+    return walk(data, ()), written
 
 
 _SET_KEY = r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*"
@@ -303,7 +300,7 @@ def read_yaml(
     text: str, source: str, overrides: Sequence[str], environ: Mapping[str, str]
 ) -> tuple[dict[str, Any], list[tuple[Any, ...]], dict[tuple[Any, ...], str]]:
     """YAML text as a mapping to validate, ``--set`` items applied and ``${VAR}`` expanded; with
-    the keys set and each expanded value as written (:func:`interpolate`). Raises :class:`ConfigError`."""
+    the keys set and each expanded value as written (:func:`_interpolate`). Raises :class:`ConfigError`."""
     try:
         data = _safe_load(text, source)
     except yaml.YAMLError as exc:
@@ -336,6 +333,5 @@ def read_yaml(
         raise ConfigError(
             f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); see configs/demo.yaml for its shape"
         )
-    written: dict[tuple[Any, ...], str] = {}
-    data = interpolate(data, environ, text, source, set_keys, written)
+    data, written = _interpolate(data, environ, text, source, set_keys)
     return data, set_keys, written
