@@ -787,7 +787,7 @@ class StreamConfig(Value):
         1_000_000,
         ge=1_000,
         description=(
-            "Rows per record batch read by engine: stream and dask (task: multiclass: at most 262,144, "
+            "Rows per record batch read by engine: stream and dask (task: multiclass: at most 131,072, "
             "its per-batch score matrices being several times the batch)."
         ),
     )

@@ -17,7 +17,7 @@ score that occurs in the data, so applying the rule in production reproduces the
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -893,6 +893,75 @@ def _decimate_by(arc_at, n: int, max_points: int, keep: np.ndarray | None = None
         hi = np.where(open_ & reached, mid, hi)
         lo = np.where(open_ & ~reached, mid + 1, lo)
     return _around(lo, n, keep)
+
+
+def decimate_roc_blocks(
+    blocks: Iterable[tuple[np.ndarray, np.ndarray]], max_points: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The points of a ROC curve that :func:`decimate` keeps with its :func:`upper_hull`
+    vertices, from the curve's points (fpr, tpr) in consecutive blocks, never all at once.
+
+    The curve rises in both coordinates from (0, 0) to exactly (1, 1), so its L1 arc length at
+    a point is fpr + tpr (the closed form of :func:`_decimate_by`) and the targets, evenly spaced
+    over [0, 2], are known before the pass: each block finds its own by search and keeps the
+    points at and just before each (:func:`_around`), with the ends. A vertex of the whole
+    curve's upper hull is one of its block's, so the hull of the blocks' hull vertices is the
+    whole curve's hull. Repeated points are dropped first as :func:`upper_hull` drops them (the
+    last of each run kept, and of the copies of (0, 0) the first), each point once its successor
+    is known. Equals ``decimate(fpr, tpr, max_points, keep=upper_hull(fpr, tpr))`` on the whole
+    arrays except where a target lies within rounding of an arc length (``decimate`` sums the
+    segments one by one); at most ``max_points`` points are all kept.
+    """
+    targets = np.linspace(0.0, 2.0, max_points)
+    found = 0  # targets found so far (ascending, as the arc lengths are)
+    picks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (global index, fpr, tpr)
+    hulls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    head: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # every point, while at most max_points
+    n = 0  # points seen
+    x = y = np.zeros(0)
+    for bx, by in blocks:
+        if not bx.shape[0]:
+            continue
+        # a chunk: the previous block's last point (its successor now known), then this block
+        x, y = np.concatenate([x[-1:], bx]), np.concatenate([y[-1:], by])
+        at = n - (1 if n else 0)  # global index of the chunk's first point
+        n += bx.shape[0]
+        if n <= max_points:
+            head.append((at + np.arange(x.shape[0]), x, y))
+        arc = x + y
+        end = found + int(np.searchsorted(targets[found:], arc[-1], side="right"))
+        local = np.searchsorted(arc, targets[found:end], side="left")
+        found = end
+        local = np.unique(np.concatenate([local, local - 1]).clip(0))  # target 0 picks point 0
+        picks.append((at + local, x[local], y[local]))
+        keep = np.flatnonzero(~_repeats(x, y, at))
+        v = keep[upper_hull(x[keep], y[keep])]
+        hulls.append((at + v, x[v], y[v]))
+    if n == 0:
+        return x, y
+    last = (np.array([n - 1]), x[-1:], y[-1:])
+    if n <= max_points:
+        picks = head
+    else:
+        hulls.append(last)
+        hi, hx, hy = (np.concatenate(a) for a in zip(*hulls))
+        v = upper_hull(hx, hy)
+        picks += [last, (hi[v], hx[v], hy[v])]
+    idx, px, py = (np.concatenate(a) for a in zip(*picks))
+    _, first = np.unique(idx, return_index=True)
+    return px[first], py[first]
+
+
+def _repeats(x: np.ndarray, y: np.ndarray, at: int) -> np.ndarray:
+    """Which points of a chunk starting at global index ``at`` :func:`upper_hull` drops as
+    repeats: a copy of its successor, or a copy of (0, 0) after the first point. The last
+    point's successor is not known yet: True here, it is judged as the next chunk's first."""
+    out = np.ones(x.shape[0], dtype=bool)
+    np.logical_and(x[:-1] == x[1:], y[:-1] == y[1:], out=out[:-1])
+    out[:-1] |= (x[:-1] == 0) & (y[:-1] == 0)
+    if at == 0 and x.shape[0] > 1:
+        out[0] = False  # the first point, kept
+    return out
 
 
 #: Points of one block of a pruning pass (:func:`upper_hull`): a micro-averaged curve has rows ×

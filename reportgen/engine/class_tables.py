@@ -28,7 +28,7 @@ computed exactly, so the streamed result equals the in-memory one bit for bit.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -313,19 +313,6 @@ def _mann_whitney(tp: np.ndarray, N: float, pos: np.ndarray, neg: np.ndarray) ->
     return min(1.0, max(0.0, s / (P * N)))
 
 
-def micro_auc(t: ClassTables) -> float | None:
-    """AUC of the pooled (row, class) cells: positive cells (r, y_r), the other k − 1 negative.
-
-    P = m (every row has one positive cell), N = (k − 1)·m; ties across cells count as half.
-    The AUC of the pooled table (:func:`micro_counts`), so equal to the in-memory engine's AUC
-    of :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
-    """
-    pos, neg = micro_counts(t)
-    # the negatives' prefix sums are needed only for their total: one n·k array less at once
-    N = float(np.cumsum(neg, dtype=neg.dtype)[-1]) if neg.shape[0] else 0.0
-    return _mann_whitney(_prefix_sum(pos), N, pos, neg)
-
-
 def log_loss_sum(t: ClassTables) -> float:
     """Σ_r w_r·(−log clip(p[r, y_r], ε, 1 − ε)) over the true class's column: the tables T(j, j)."""
     total = 0.0
@@ -377,29 +364,52 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
     )
 
 
-def micro_counts(t: ClassTables) -> tuple[np.ndarray, np.ndarray]:
+#: Pooled cells per block of :func:`micro_blocks`: the micro-average's temporaries are a few
+#: arrays of this length, not of a model's n·k cells (issue 46).
+MICRO_BLOCK = 1 << 20
+
+
+def micro_blocks(t: ClassTables, block: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(pos, neg) of the pooled n·k cells (positive cells (r, y_r)) per distinct score, descending:
-    the binary score table's counts without its scores. Unweighted, rows as int32 (whole numbers
-    below 2³¹, exact; half the bytes of float64), else float64 weights."""
-    k = t.k
-    asc = np.concatenate([t.values[j][i] for j in range(k) for i in range(k)])
-    asc.sort()  # np.unique's sort, in place: unique would sort a copy of the n·k scores
-    if asc.shape[0]:
+    the binary score table's counts without its scores, in blocks of about ``block`` cells
+    (0: :data:`MICRO_BLOCK`) from the highest score down, never all at once.
+
+    A block is the scores in [e_q, e_{q+1}) of ascending edges e taken from a strided sample of
+    the cells' sorted values, so each score, with all its ties, lies in exactly one block; each
+    cell is cut at the edges by search. Within a block the counts are added cell by cell in the
+    order (column j, class i), as over the whole table: the same numbers in any blocking.
+    Unweighted, rows as int32 (whole numbers below 2³¹, exact), else float64 weights.
+    """
+    size = block or MICRO_BLOCK
+    cells = [(t.values[j][i], t.counts[j][i], i == j) for j in range(t.k) for i in range(t.k)]
+    cells = [c for c in cells if c[0].shape[0]]
+    if not cells:
+        return
+    stride = max(1, size // (8 * len(cells)))  # a block's size is off by at most cells × stride
+    sample = np.concatenate([v[::stride] for v, _, _ in cells])
+    sample.sort()
+    edges = np.unique(sample[size // stride :: size // stride])
+    cuts = [np.concatenate([[0], np.searchsorted(v, edges), [v.shape[0]]]) for v, _, _ in cells]
+    dtype = np.int32 if _int32_rows(t) else np.float64
+    for q in range(edges.shape[0], -1, -1):
+        parts = [(v[c[q] : c[q + 1]], n[c[q] : c[q + 1]], diag) for (v, n, diag), c in zip(cells, cuts)]
+        asc = np.concatenate([v for v, _, _ in parts])
+        asc.sort()
         first = np.empty(asc.shape[0], dtype=bool)
-        first[0] = True
+        first[:1] = True
         np.not_equal(asc[1:], asc[:-1], out=first[1:])
         asc = asc[first]
         del first
-    last = asc.shape[0] - 1
-    dtype = np.int32 if _int32_rows(t) else np.float64
-    pos = np.zeros(asc.shape[0], dtype)  # descending: entry last − (ascending position); no reversed copies
-    neg = np.zeros(asc.shape[0], dtype)
-    for j in range(k):
-        for i in range(k):
-            if t.values[j][i].shape[0]:
-                target = pos if i == j else neg
-                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i].astype(dtype, copy=False)
-    return pos, neg
+        last = asc.shape[0] - 1
+        pos = np.zeros(asc.shape[0], dtype)  # descending: entry last − (ascending position)
+        neg = np.zeros(asc.shape[0], dtype)
+        for v, n, diag in parts:
+            if v.shape[0]:
+                target = pos if diag else neg
+                target[last - np.searchsorted(asc, v)] += n.astype(dtype, copy=False)
+        del asc  # not held while the caller works on the block
+        if last >= 0:
+            yield pos, neg
 
 
 def _int32_rows(t: ClassTables) -> bool:
@@ -407,35 +417,64 @@ def _int32_rows(t: ClassTables) -> bool:
     return not t.weighted and 0 < t.n_rows * t.k < 2**31
 
 
-def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(tp, fp) of :func:`micro_counts`, each of shape (d + 1,) from 0: the values
-    :meth:`~reportgen.engine.curve.ScoreTable.cumulative_view` gives (integer sums exact in int32
-    with unit weights, sequential float64 sums with weights)."""
-    return _prefix_sum(pos), _prefix_sum(neg)
-
-
-def _prefix_sum(counts: np.ndarray) -> np.ndarray:
-    """[0, cumsum(counts)] as float64, summed in place: int32 counts are whole numbers below 2³¹
-    (:func:`_int32_rows`), so float64 sums them exactly, as int32 did. The counts are copied
-    into the result first and summed there: ``cumsum(counts, dtype=float64)`` casts the whole
-    input into a temporary of the result's size (one more n·k float64 array at the peak)."""
-    c = np.zeros(counts.shape[0] + 1)
+def _running(counts: np.ndarray, start: float) -> np.ndarray:
+    """[start, start + c₀, start + c₀ + c₁, …] in float64, summed one by one: carried from block
+    to block, the prefix sums of the whole table bit for bit (whole numbers exact below 2⁵³)."""
+    c = np.empty(counts.shape[0] + 1)
+    c[0] = start
     c[1:] = counts
-    np.cumsum(c[1:], out=c[1:])
-    return c
+    return np.cumsum(c, out=c)
 
 
-def micro_rate(counts: np.ndarray) -> np.ndarray | None:
-    """The prefix sums of :func:`micro_counts`' positives (the micro ROC's tpr) or negatives (fpr)
-    over their total, ending exactly at 1, as :func:`~reportgen.engine.multiclass.roc_points`
-    divides them (in place: one n·k array at a time); None when the total is 0."""
-    c = _prefix_sum(counts)
-    total = float(c[-1])
-    if total <= 0:
+def micro_auc(t: ClassTables, block: int = 0) -> float | None:
+    """AUC of the pooled (row, class) cells: positive cells (r, y_r), the other k − 1 negative.
+
+    P = m (every row has one positive cell), N = (k − 1)·m; ties across cells count as half:
+    s = Σ_s neg_s·TP(> s) + ½·Σ_s neg_s·pos_s over :func:`micro_blocks`, the positives' running
+    total carried from block to block; AUC = s / (P·N). Unweighted, every term and partial sum
+    is a whole or half number, exact while P·N < 2⁵³, so the value is that of the pooled table
+    (:func:`table_auc` of :func:`reportgen.engine.curve.build_table` over the raveled score
+    matrix) bit for bit, whatever the blocks. Weighted (or past 2⁵³), P and N are the pooled
+    table's sums bit for bit, and s may differ from its in the last bits (each block's dot
+    products are rounded apart; relative error of order 1e-16 per block); every engine calls
+    this one function on the same tables with the same blocks, so they agree exactly.
+    """
+    tp = fp = cross = ties = 0.0
+    for pos, neg in micro_blocks(t, block):
+        tps = _running(pos, tp)
+        cross += float(np.dot(neg, tps[:-1]))
+        ties += float(np.dot(neg, pos.astype(np.float64)))
+        tp, fp = float(tps[-1]), float(_running(neg, fp)[-1])
+    if tp <= 0 or fp <= 0:
         return None
-    c /= total
-    c[-1] = 1.0
-    return c
+    return min(1.0, max(0.0, (cross + 0.5 * ties) / (tp * fp)))
+
+
+def micro_roc_blocks(t: ClassTables, block: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The micro-averaged ROC curve's points (fpr, tpr) from (0, 0) to (1, 1), in the blocks of
+    :func:`micro_blocks`: the prefix sums of the negatives and positives over their totals, the
+    values :func:`~reportgen.engine.multiclass.roc_points` gives on the pooled table (the sums
+    carried from block to block, and the totals summed in the same order first: unweighted
+    exactly from the cells, weighted by a first pass over the blocks). None without a positive or
+    a negative cell."""
+    if t.weighted:
+        P = N = 0.0
+        for pos, neg in micro_blocks(t, block):
+            P, N = float(_running(pos, P)[-1]), float(_running(neg, N)[-1])
+    else:
+        P = sum(float(t.counts[j][j].sum()) for j in range(t.k))
+        N = sum(float(t.counts[j][i].sum()) for j in range(t.k) for i in range(t.k) if i != j)
+    if P <= 0 or N <= 0:
+        return
+    tp = fp = 0.0
+    head = 0  # the first block starts at (0, 0); the others after their predecessor's last point
+    for pos, neg in micro_blocks(t, block):
+        tps, fps = _running(pos, tp), _running(neg, fp)
+        tp, fp = float(tps[-1]), float(fps[-1])
+        fps /= N
+        tps /= P
+        yield fps[head:], tps[head:]
+        head = 1
 
 
 __all__ = [
@@ -445,10 +484,9 @@ __all__ = [
     "merge_lists",
     "merge_class_tables",
     "micro_auc",
+    "micro_blocks",
+    "micro_roc_blocks",
     "table_auc",
-    "micro_counts",
-    "micro_prefix_sums",
-    "micro_rate",
     "log_loss_sum",
     "log_loss_clipped",
     "log_loss_clipping_share",

@@ -130,10 +130,12 @@ def class_curves(curve: MC.ClassRocCurve, positives: float, total: float) -> tup
     return roc, CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
 
 
-def micro_curve(fpr: np.ndarray, tpr: np.ndarray) -> CurveData:
-    """The micro-average's decimated ROC curve for the report from its full points."""
-    sel = B.decimate(fpr, tpr, CURVE_POINTS, keep=B.upper_hull(fpr, tpr))
-    return CurveData(_round(fpr[sel]), _round(tpr[sel]), None)
+def micro_curve(t: CT.ClassTables) -> CurveData:
+    """The micro-average's decimated ROC curve for the report, from the pooled cells' counts in
+    blocks (:func:`~reportgen.engine.class_tables.micro_roc_blocks`): its n·k points never all
+    at once."""
+    fpr, tpr = B.decimate_roc_blocks(CT.micro_roc_blocks(t), CURVE_POINTS)
+    return CurveData(_round(fpr), _round(tpr), None)
 
 
 def result_of(
@@ -437,8 +439,7 @@ def _per_class_auc_intervals(
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows). One class's full
-    curve at a time, decimated before the next is built; the micro-average's n·k points from the
-    pooled cells' counts alone (no scores, int32 where exact), one rate at a time."""
+    curve at a time, decimated before the next is built; the micro-average's block by block."""
     support = t.class_weight()
     total = float(support.sum())
     roc: dict[str, CurveData] = {}
@@ -448,14 +449,7 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
         if curve.auc is not None:
             roc[labels[c]], pr[labels[c]] = class_curves(curve, support[c], total)
         del curve
-    pos, neg = CT.micro_counts(t)
-    fpr = CT.micro_rate(neg)
-    del neg
-    tpr = CT.micro_rate(pos)
-    del pos
-    if fpr is None or tpr is None:  # no positive or no negative cell: no curve (MC.roc_points)
-        fpr = tpr = np.zeros(0)
-    return MulticlassCurves(roc, pr, micro_curve(fpr, tpr))
+    return MulticlassCurves(roc, pr, micro_curve(t))
 
 
 def compare_multiclass_evidence(

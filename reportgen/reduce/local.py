@@ -261,8 +261,9 @@ def batches(cfg: Config, path: Path, states: Sequence[ModelPass]) -> Generator[t
 #: Rows per record batch of a multiclass stream (``stream.batch_rows`` when smaller): a batch's
 #: score matrix, its validation masks and its paired records are each several times the batch's
 #: Arrow columns, and its pieces of class lists and cells are reduced :data:`S.TABLE_CHUNK` rows
-#: at a time anyway. 2M rows x 5 classes x 3 models: peak RSS 1.15 -> 1.0 GiB, the same numbers.
-MULTICLASS_BATCH_ROWS = S.TABLE_CHUNK
+#: at a time anyway; a batch's temporaries are what the heap keeps between batches. 2M rows x 5
+#: classes x 3 models: peak RSS 0.72-0.76 GiB at 2^18 rows, 0.71 at 2^17, the same numbers.
+MULTICLASS_BATCH_ROWS = S.TABLE_CHUNK // 2
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)

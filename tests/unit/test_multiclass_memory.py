@@ -1,6 +1,6 @@
 """What a multiclass run holds (issue 46: stream memory): unit counts shared, not one float per
 score; the accumulator's tables handed over at ``finish``; a spilled range let go of once handed
-out; the micro-average's AUC and curve from counts, equal to the pooled score table's."""
+out; the micro-average's AUC and curve from counts in blocks, equal to the pooled score table's."""
 
 from __future__ import annotations
 
@@ -82,15 +82,15 @@ def test_micro_auc_and_points_equal_the_pooled_score_table():
         assert CT.micro_auc(t) == CT.table_auc(pooled)
         oracle = roc_auc_score(onehot, p.ravel(), sample_weight=pooled_weights(weights))
         assert CT.micro_auc(t) == pytest.approx(oracle, abs=1e-12)
-        pos, neg = CT.micro_counts(t)
-        np.testing.assert_array_equal(pos, pooled.pos)
-        np.testing.assert_array_equal(neg, pooled.neg)
-        fpr, tpr = MC.roc_points(*CT.micro_prefix_sums(pos, neg))
-        curve = MC.class_roc_curve(None, pooled)
-        np.testing.assert_array_equal(fpr, curve.fpr)
-        np.testing.assert_array_equal(tpr, curve.tpr)
-        np.testing.assert_array_equal(CT.micro_rate(neg), curve.fpr)  # one rate at a time, in place
-        np.testing.assert_array_equal(CT.micro_rate(pos), curve.tpr)
+        for block in (0, 50):  # one block; a dozen
+            assert CT.micro_auc(t, block) == CT.micro_auc(t)
+            pos, neg = (np.concatenate(a) for a in zip(*CT.micro_blocks(t, block)))
+            np.testing.assert_array_equal(pos, pooled.pos)
+            np.testing.assert_array_equal(neg, pooled.neg)
+            fpr, tpr = (np.concatenate(a) for a in zip(*CT.micro_roc_blocks(t, block)))
+            curve = MC.class_roc_curve(None, pooled)
+            np.testing.assert_array_equal(fpr, curve.fpr)
+            np.testing.assert_array_equal(tpr, curve.tpr)
 
 
 def pooled_weights(weights: np.ndarray | None) -> np.ndarray | None:
