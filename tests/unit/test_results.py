@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def binary_text(demo_json) -> str:
-    assert demo_json.exit_code == 0
-    return (demo_json.out / "metrics.json").read_text(encoding="utf-8")
+def binary_text(demo_run) -> str:
+    assert demo_run.exit_code == 0
+    return (demo_run.out / "metrics.json").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
