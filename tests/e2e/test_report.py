@@ -226,6 +226,7 @@ def test_no_nan_in_metrics_json(demo_run):
     assert not re.search(r"\bNaN\b|\bInfinity\b", text)
 
 
+@pytest.mark.slow  # a run of the fast demo and a re-render: about 2.6 CPU-s
 def test_config_report_section_themes_without_forking(no_figures, tmp_path, fast_config_factory, cli):
     """report: template_dir (a CSS override), logo, palette and sections, all from the config."""
     theme = tmp_path / "theme"
