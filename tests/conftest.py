@@ -1,8 +1,8 @@
-"""Shared fixtures: a fast copy of the demo config and one in-process demo run per session.
+"""Shared fixtures: a fast copy of the demo config, the CLI in-process, the Dask cluster, markers.
 
-The demo run is the expensive part of the end-to-end tests (bootstrap + PDF), so it happens
-once per session; tests that need the shipped, unmodified ``configs/demo.yaml`` run it
-themselves (see ``tests/e2e/test_cli.py``).
+The demo runs the end-to-end tests read are rendered once per test run (``demo_run``,
+``demo_pdf``: tests/renders.py); tests that need the shipped, unmodified ``configs/demo.yaml``
+run it themselves (see ``tests/e2e/test_cli.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ settings.register_profile("reportgen", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, max_examples=500, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reportgen"))
 
-#: The shared report sets and their fixtures (``demo_run``, ``multiclass_run``, ``no_figures``), available
+#: The shared report sets and their fixtures (``demo_run``, ``demo_pdf``, ``multiclass_run``, ``no_figures``), available
 #: to every test module by name, as conftest fixtures are.
 pytest_plugins = ["renders"]
 
@@ -81,27 +81,6 @@ def fast_demo_config(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def demo_run(tmp_path_factory, fast_demo_config) -> DemoRun:
-    """The fast demo config run once, in-process, all three formats, pinned clock."""
-    out = tmp_path_factory.mktemp("demo_out")
-    code = run_cli(
-        ["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW, "--format", "html,pdf,json", "--quiet"]
-    )
-    return DemoRun(fast_demo_config, out, code)
-
-
-@pytest.fixture(scope="session")
-def demo_json(tmp_path_factory) -> DemoRun:
-    """The fast demo config run once per test run (shared by the xdist workers: tests/renders.py),
-    in-process, ``metrics.json`` only, pinned clock: for the tests that read the demo's numbers
-    (about 3 s, where the three formats of :func:`demo_run` take about 20 s). Its ``metrics.json``
-    equals :func:`demo_run`'s but for the run's duration."""
-    from renders import shared_demo
-
-    return shared_demo(tmp_path_factory, "demo_json", "json")
-
-
-@pytest.fixture(scope="session")
 def metrics_schema() -> dict:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
@@ -143,10 +122,16 @@ def scheduler():
 
 
 #: Markers that follow from what a test uses, so they cannot drift from it: the session's Dask
-#: cluster, the demo run (it renders the PDF), the PostgreSQL server (its start, an initdb, takes
-#: seconds: ``slow`` too; SQLite keeps SQL sources in the inner loop). The other uses are marked
+#: cluster, the demo's PDF (its render takes about 16 CPU-s: ``slow`` too; the demo's HTML and
+#: numbers, ``demo_run``, keep the report in the inner loop), the PostgreSQL server (its start, an
+#: initdb, takes seconds: ``slow`` too; SQLite keeps SQL sources in the inner loop). The other uses are marked
 #: in their modules (``pytestmark``) or on the test.
-MARKS_BY_FIXTURE = {"scheduler": ("dask",), "demo_run": ("pdf",), "pg": ("sql", "slow"), "pg_server": ("sql", "slow")}
+MARKS_BY_FIXTURE = {
+    "scheduler": ("dask",),
+    "demo_pdf": ("pdf", "slow"),
+    "pg": ("sql", "slow"),
+    "pg_server": ("sql", "slow"),
+}
 
 
 def pytest_collection_modifyitems(items):

@@ -68,9 +68,17 @@ def shared_demo(tmp_path_factory: pytest.TempPathFactory, key: str, formats: str
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
-    """tests/conftest.py's ``demo_run`` (the fast demo config, three formats, pinned clock,
-    in-process), rendered once per test run instead of once per worker."""
-    return shared_demo(tmp_path_factory, "demo", "html,pdf,json")
+    """The fast demo config run in-process to ``report.html`` and ``metrics.json`` (pinned clock),
+    once per test run: the tests that read the demo's page or its numbers (about 7 CPU-s; the PDF
+    would double it, :func:`demo_pdf`)."""
+    return shared_demo(tmp_path_factory, "demo", "html,json")
+
+
+@pytest.fixture(scope="session")
+def demo_pdf(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """The same run in all three formats, once per test run: the tests that read its PDF (about
+    16 CPU-s, so they are ``slow``: tests/conftest.py's ``MARKS_BY_FIXTURE``)."""
+    return shared_demo(tmp_path_factory, "demo_pdf", "html,pdf,json")
 
 
 #: The clock of the shared multiclass run.

@@ -45,12 +45,12 @@ def _demo_frame(model: dict) -> pd.DataFrame:
 # ---- the demo, in-process (fast config: 50 bootstrap resamples) ---------------------------
 
 
-def test_demo_run_writes_all_three_files(demo_run):
-    assert demo_run.exit_code == 0
+def test_demo_run_writes_all_three_files(demo_pdf):
+    assert demo_pdf.exit_code == 0
     for name in ("report.html", "report.pdf", "metrics.json"):
-        assert (demo_run.out / name).stat().st_size > 0, name
-    assert (demo_run.out / "report.pdf").read_bytes().startswith(b"%PDF")
-    assert not [p for p in demo_run.out.iterdir() if p.name.startswith(".")], "temporary files left behind"
+        assert (demo_pdf.out / name).stat().st_size > 0, name
+    assert (demo_pdf.out / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert not [p for p in demo_pdf.out.iterdir() if p.name.startswith(".")], "temporary files left behind"
 
 
 def test_metrics_json_validates_against_the_schema(demo_run, metrics_schema):

@@ -1,6 +1,7 @@
 """The rendered report: sections, numbers from metrics.json, self-containment, PDF structure.
 
-Uses the session's demo run (tests/conftest.py): one pipeline run, three formats.
+Uses the demo runs rendered once per test run (tests/renders.py): HTML and JSON, and the PDF for the
+test that reads it.
 """
 
 from __future__ import annotations
@@ -109,10 +110,10 @@ def test_a_metric_not_from_the_score_says_where_it_comes_from(page, demo_run):
     assert "from the PD column, no interval" in text
 
 
-def test_pdf_has_pages_outline_and_text(demo_run):
+def test_pdf_has_pages_outline_and_text(demo_pdf):
     import pypdf
 
-    reader = pypdf.PdfReader(str(demo_run.out / "report.pdf"))
+    reader = pypdf.PdfReader(str(demo_pdf.out / "report.pdf"))
     assert len(reader.pages) >= 4
 
     def walk(items):
@@ -225,6 +226,7 @@ def test_no_nan_in_metrics_json(demo_run):
     assert not re.search(r"\bNaN\b|\bInfinity\b", text)
 
 
+@pytest.mark.slow  # a run of the fast demo and a re-render: about 2.6 CPU-s
 def test_config_report_section_themes_without_forking(no_figures, tmp_path, fast_config_factory, cli):
     """report: template_dir (a CSS override), logo, palette and sections, all from the config."""
     theme = tmp_path / "theme"

@@ -222,13 +222,13 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
 
 
 @pytest.mark.slow
-def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_run):
+def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_pdf):
     # each comparison was kept whole on a page, but a card is taller than what the forest plot
     # leaves of a page: the demo's page 2 was half empty and its last sentence (McNemar's) stood
     # alone on page 4. Now the card flows; its Δ table and its tests stay whole
     from pypdf import PdfReader
 
-    reader = PdfReader(demo_run.out / "report.pdf")
+    reader = PdfReader(demo_pdf.out / "report.pdf")
     read: dict[int, str] = {}
 
     def page(i: int) -> str:  # read as needed: the comparison is on the first pages of ~30
@@ -248,7 +248,7 @@ def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentenc
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
+def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_pdf):
     # "better, no interval" (the Brier score, champion's from its PD column) and "worse, not
     # significant" were set on one line, wider than the PDF's Δ column: they ran into the interval
     # cell beside them ("better, no intervalPD column, not"). Each mark ends where the Δ column's
@@ -257,7 +257,7 @@ def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
     import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
     from test_pdf_layout import glyphs
 
-    pdf = demo_run.out / "report.pdf"
+    pdf = demo_pdf.out / "report.pdf"
     contents = "".join(g.text for g in glyphs(pdf, only={0})[0])
     start, end = map(int, re.search(r"Comparisonwiththebaseline(\d+)·[^·\d]+(\d+)", contents).groups())
     found, _ = glyphs(pdf, only=set(range(start - 1, end)))

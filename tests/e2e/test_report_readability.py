@@ -167,18 +167,18 @@ def test_the_methods_every_comparison_shares_are_printed_once(html):
     assert comparison.count("McNemar&#39;s test on rows:") == 2
 
 
-def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
+def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_pdf):
     # the HTML had a contents list, the PDF none; now page 1 lists each section and its page
     from pdfminer.high_level import extract_text
 
-    pdf = demo_run.out / "report.pdf"
+    pdf = demo_pdf.out / "report.pdf"
     first = extract_text(pdf, page_numbers=[0])
     # the summary starts on page 1; with every red and amber finding listed it may run onto page 2
     assert "Contents" in first and "Summary" in first
     # the findings table (every red and amber finding with its reason) follows on page 1 or 2
     assert "Why it is flagged" in " ".join((first + extract_text(pdf, page_numbers=[1])).split())
     # each entry whole: a word broken at the line's end without a hyphen read "Ap pendix"
-    toc = re.search(r'<nav class="toc".*?</nav>', (demo_run.out / "report.html").read_text(encoding="utf-8"), re.S)
+    toc = re.search(r'<nav class="toc".*?</nav>', (demo_pdf.out / "report.html").read_text(encoding="utf-8"), re.S)
     titles = re.findall(r'<a href="#[^"]+">([^<]+)</a>', toc.group(0))
     assert titles and all(t in " ".join(first.split()) for t in titles)
     pages = {title: int(n) for title, n in re.findall(r"(Credit validation|Glossary|Metrics)\s(\d+)", first)}
@@ -188,13 +188,13 @@ def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
 
 
 @pytest.mark.slow
-def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
+def test_credit_tables_and_headings_are_not_split_over_pages(demo_pdf, html):
     # before: "Performance per month", its header and one month at a page's foot, two months over
     # the page; the naive model's heading and verdict at a foot, its grades on the next page
     from pdfminer.high_level import extract_text
     from pypdf import PdfReader
 
-    pdf = demo_run.out / "report.pdf"
+    pdf = demo_pdf.out / "report.pdf"
     first_page = extract_text(pdf, page_numbers=[0])
     n = int(re.search(r"page 1 of (\d+)", first_page).group(1))
     assert len(PdfReader(pdf).pages) == n

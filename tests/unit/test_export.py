@@ -102,12 +102,12 @@ def _renamed(node: object, names: dict[str, str]) -> object:
     return names.get(node, node) if isinstance(node, str) else node
 
 
-def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_json) -> None:
+def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_run) -> None:
     import openpyxl
 
     from reportgen.report.export import write_xlsx
 
-    doc = demo_json.metrics
+    doc = demo_run.metrics
     hostile = {"naive": '=HYPERLINK("http://evil","x")', "challenger": "+cmd|' /C calc'!A0", "champion": "@SUM(1+1)"}
     doc["models"] = {hostile[k]: dict(v, name=hostile[k]) for k, v in doc["models"].items()}
     doc["comparisons"] = [

@@ -18,8 +18,8 @@ from bench_render import make_result
 
 
 @pytest.fixture(scope="module")
-def demo(demo_json):
-    return load_result(demo_json.out / "metrics.json")
+def demo(demo_run):
+    return load_result(demo_run.out / "metrics.json")
 
 
 @pytest.fixture(scope="module")

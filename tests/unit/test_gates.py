@@ -49,9 +49,9 @@ def test_comparison_outcome(c: Comparison, expected: str) -> None:
     assert comparison_outcome(c, 0.95) == expected
 
 
-def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_json) -> None:
+def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_run) -> None:
     """The verdict's prose and the gate's direction are one judgement (DeLong on the Gini)."""
-    result = ComparisonResult.from_json(demo_json.metrics)
+    result = ComparisonResult.from_json(demo_run.metrics)
     for c in result.comparisons:
         outcome = comparison_outcome(c, result.run.confidence_level)
         words = {"better": "significantly better", "worse": "significantly worse", "no_difference": "not significant"}
@@ -65,12 +65,12 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
 
 @pytest.mark.slow
 def test_checks_in_metrics_json_report_and_exit_codes(
-    tmp_path: Path, fast_config_factory, cli, capsys, demo_json, metrics_schema, no_figures
+    tmp_path: Path, fast_config_factory, cli, capsys, demo_run, metrics_schema, no_figures
 ) -> None:
     # the HTML is read for its checks only: rendered without figures
     import jsonschema
 
-    demo = demo_json.metrics
+    demo = demo_run.metrics
     gini = demo["models"]["challenger"]["metrics"]["gini"]
     ks = {n: m["metrics"]["ks"] for n, m in demo["models"].items()}
     verdicts = {c["model"]: c["verdict"] for c in demo["comparisons"]}

@@ -115,14 +115,14 @@ def test_three_runs_share_a_history_trend_and_history_command(
 
 
 @pytest.mark.slow  # two appender processes: ~2 s
-def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> None:
+def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_run) -> None:
     """Two processes append 25 runs each, released at the same instant: 50 complete entries, none torn.
 
     The test holds the store's write lock (``BEGIN IMMEDIATE``) until both processes are waiting
     on it at their first append, so they really contend (a process that finished before the
     other started would test nothing); each entry carries its process and index in its run id."""
     store = tmp_path / "runs.sqlite"
-    saved = demo_json.out / "metrics.json"
+    saved = demo_run.out / "metrics.json"
     first = ComparisonResult.from_json(json.loads(saved.read_text(encoding="utf-8")))
     append(store, first)  # creates the store, so that the test can hold its lock
     waiting = [tmp_path / f"waiting{k}" for k in range(2)]
@@ -165,7 +165,7 @@ def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> Non
 
 
 def test_a_store_another_run_creates_between_our_reads_is_not_taken_for_a_foreign_file(
-    tmp_path: Path, demo_json, monkeypatch
+    tmp_path: Path, demo_run, monkeypatch
 ) -> None:
     """Runs started together on a new store: one run read the layout (0, nothing yet), another
     created the store, then the first read its tables and called it 'not a reportgen history
@@ -195,7 +195,7 @@ def test_a_store_another_run_creates_between_our_reads_is_not_taken_for_a_foreig
             return super().execute(sql, *args)
 
     monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: connect(*a, factory=Racing, **kw))
-    result = ComparisonResult.from_json(json.loads((demo_json.out / "metrics.json").read_text(encoding="utf-8")))
+    result = ComparisonResult.from_json(json.loads((demo_run.out / "metrics.json").read_text(encoding="utf-8")))
     append(store, result)
     assert injected in (["created"], ["waited"])
     monkeypatch.setattr(sqlite3, "connect", connect)
@@ -230,8 +230,8 @@ def test_spreadsheet_cells_are_neutralised(value, expected) -> None:
     assert safe_cell(value) == expected
 
 
-def test_csv_export_neutralises_a_hostile_model_name(tmp_path: Path, demo_json) -> None:
-    doc = demo_json.metrics
+def test_csv_export_neutralises_a_hostile_model_name(tmp_path: Path, demo_run) -> None:
+    doc = demo_run.metrics
     doc["models"] = {
         ("=cmd()" if k == "naive" else k): dict(v, name="=cmd()" if k == "naive" else k)
         for k, v in doc["models"].items()

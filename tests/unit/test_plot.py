@@ -213,8 +213,8 @@ def test_binary_figures_refuse_a_multiclass_result_in_a_sentence(multiclass):
 
 
 @pytest.fixture(scope="module")
-def demo(demo_json):
-    return reportgen.load_result(demo_json.out / "metrics.json")
+def demo(demo_run):
+    return reportgen.load_result(demo_run.out / "metrics.json")
 
 
 CREDIT = ("credit_calibration", "cap", "score_stability", "auc_over_time")
