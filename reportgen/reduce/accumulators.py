@@ -1551,7 +1551,7 @@ def weight_cells(
     :func:`cell_sums` sums them in their canonical order: one number in every engine."""
     cols = [np.asarray(k, dtype=np.int64) for k in keys]
     cols.append(np.asarray(w, dtype=np.float64))
-    cols.append(np.ones(cols[-1].shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64))
+    cols.append(np.broadcast_to(np.int64(1), cols[-1].shape) if rows is None else np.asarray(rows, dtype=np.int64))
     del keys, w, rows
     return _cells(cols)
 
@@ -1559,28 +1559,40 @@ def weight_cells(
 def _cells(cols: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """:func:`weight_cells` of ``cols`` = [keys…, weights, rows], whose arrays the list gives
     up as it goes: each is replaced by its sorted copy, then by its cells, one at a time, so an
-    array and its copy are held together only while it is being copied."""
-    if cols[-1].shape[0]:
-        order = np.lexsort(cols[-2::-1])  # by the keys in turn, then the weight
+    array and its copy are held together only while it is being copied. A column of one value
+    repeated (a stride-0 view: every weight, or every row count, 1) orders nothing and stays a
+    view; rows that are each their own cell are returned as they are sorted."""
+    n = cols[-1].shape[0]
+    if n:
+        order = np.lexsort([c for c in cols[-2::-1] if not _constant(c)])  # by the keys in turn, then the weight
         _take(cols, order)
         del order
-        starts = np.zeros(cols[-1].shape[0], dtype=bool)
+        starts = np.zeros(n, dtype=bool)
         starts[0] = True
         for c in cols[:-1]:
-            starts[1:] |= c[1:] != c[:-1]
+            if not _constant(c):
+                starts[1:] |= c[1:] != c[:-1]
         del c
-        idx = np.flatnonzero(starts)
-        del starts
-        rows = np.add.reduceat(cols.pop(), idx)
-        _take(cols, idx)
-        cols.append(rows)
+        if np.count_nonzero(starts) < n:
+            idx = np.flatnonzero(starts)
+            del starts
+            rows = np.add.reduceat(cols.pop(), idx)
+            _take(cols, idx)
+            cols.append(rows)
     return cols[:-2], cols[-2], cols[-1]
 
 
+def _constant(a: np.ndarray) -> bool:
+    """``a`` (1-D, not empty) is one value repeated as a stride-0 view (:func:`_ones_view`)."""
+    return a.strides[0] == 0 and a.shape[0] > 1
+
+
 def _take(arrays: list[np.ndarray], at: np.ndarray) -> None:
-    """Each of ``arrays`` replaced in the list by its elements ``at``, one at a time."""
+    """Each of ``arrays`` replaced in the list by its elements ``at``, one at a time (a stride-0
+    view by a view of the new length)."""
     for j in range(len(arrays)):
-        arrays[j] = arrays[j][at]
+        a = arrays[j]
+        arrays[j] = np.broadcast_to(a[0], at.shape) if _constant(a) else a[at]
 
 
 def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
@@ -1601,7 +1613,12 @@ def concat_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray
     chunks.clear()
     cols = []
     for j in range(len(parts[0])):
-        cols.append(np.concatenate([p[j] for p in parts]))
+        column = [p[j] for p in parts]
+        if all(_constant(a) and a[0] == column[0][0] for a in column):  # every weight (or count) 1: a view
+            cols.append(np.broadcast_to(column[0][0], sum(a.shape[0] for a in column)))
+        else:
+            cols.append(np.concatenate(column))
+        del column
         for p in parts:
             p[j] = None
     del parts
@@ -1622,11 +1639,63 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+def merged_tables(old: dict, columns: list, over: set, cap: int) -> dict:
+    """A model's merged class tables ``old`` ((column, class id) → (values, counts)) with the
+    batch lists of each column (``columns[j]``: (values per class id, counts) per batch) merged in
+    (:func:`~reportgen.engine.class_tables.merge_lists`); a column whose distinct scores pass
+    ``cap`` is added to ``over`` and dropped, with its later lists.
+
+    The tables are written one after another into one values array and one counts array, sized
+    for every entry being distinct and trimmed in place at the end: the merged tables are each
+    one allocation, mapped apart from the heap once large, and the old tables and each column's
+    batch lists are let go of as they are merged, so the tables are never held twice."""
+    bound = sum(v.shape[0] for key, (v, _c) in old.items() if key[0] not in over)
+    bound += sum(
+        v.shape[0] for j, batches in enumerate(columns) if j not in over for values, _c in batches for v in values
+    )
+    kinds = [v.dtype for v, _c in old.values() if v.shape[0]]
+    kinds += [a.dtype for batches in columns for v, _c in batches for a in v if a.shape[0]]
+    values = np.empty(bound, dtype=np.result_type(np.float64, *kinds))  # complex: weighted pairs
+    counts: np.ndarray | None = None
+    spans: list = []  # (key, start, stop, start in counts or None)
+    at = at_c = 0
+    for j in range(len(columns)):
+        batches, columns[j] = columns[j], None
+        if j in over:
+            continue
+        first, start, start_c, entries = len(spans), at, at_c, 0
+        for i in sorted({i for v, _c in batches for i in range(len(v))} | {i for (jj, i) in old if jj == j}):
+            parts = [old.pop((j, i))] if (j, i) in old else []
+            parts += [(v[i], c[i]) for v, c in batches if i < len(v)]
+            v, c = CT.merge_lists(parts)
+            del parts
+            n = v.shape[0]
+            values[at : at + n] = v
+            if c is not None:
+                if counts is None:
+                    counts = np.empty(bound, dtype=c.dtype)
+                counts[at_c : at_c + n] = c
+            spans.append(((j, i), at, at + n, None if c is None else at_c))
+            at, at_c = at + n, at_c + (0 if c is None else n)
+            entries += CT.distinct_scores(v)
+        del batches
+        if entries > cap:
+            over.add(j)
+            del spans[first:]
+            at, at_c = start, start_c
+    values.resize(at)  # in place: no other reference to the arrays yet
+    if counts is not None:
+        counts.resize(at_c)
+    return {
+        key: (values[a:b], None if c is None or counts is None else counts[c : c + b - a]) for key, a, b, c in spans
+    }
+
+
 def packed(arrays: list[np.ndarray]) -> list[np.ndarray]:
     """The arrays (1-D) copied into one buffer: views of it, the same dtypes and values.
 
-    Long-lived arrays built among a pass's temporaries (a model's class tables, its top-label
-    cells) are then one allocation. Past glibc's mmap threshold (at most 32 MiB) it is mapped
+    Long-lived arrays built among a pass's temporaries (a model's top-label cells) are then one
+    allocation. Past glibc's mmap threshold (at most 32 MiB) it is mapped
     apart from the heap and handed back whole when freed, where tens of separately allocated
     arrays would sit among the freed temporaries and keep the heap below them resident."""
     align = 16  # each view starts on a 16-byte boundary (complex128 lists, float64, int64)
@@ -1706,13 +1775,15 @@ class ProbabilityCells(Shown):
     rank: list = field(default_factory=list)
     optimal: list = field(default_factory=list)
     brier: list = field(default_factory=list)
+    #: a merge of the top-label cells left every row its own cell (:meth:`merge`)
+    top_distinct: bool = False
 
     def add(self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> None:
         """One batch: true class ids ``y``, scores ``p`` (rows × q), weights or None."""
         n, q = p.shape
         y = np.asarray(y, dtype=np.int64)
         unit = w is None
-        w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+        w = np.broadcast_to(1.0, n) if w is None else np.asarray(w, dtype=np.float64)
         conf = np.ascontiguousarray(p.max(axis=1), dtype=np.float64)
         (key, bits), ws, rows = _ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w))
         self.top.append(([_narrowed(key), bits], ws, rows))  # a cell per row: its key in int8, not int64
@@ -1723,15 +1794,22 @@ class ProbabilityCells(Shown):
             self.optimal.append(_unit_cells(key) if unit else weight_cells([key], w))
         key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * CP.BRIER_CELLS + CP.brier_column_cells(p).ravel()
         self.brier.append(_sparse_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
-        if len(self.top) >= MERGE_EVERY:
+        if len(self.rank) >= MERGE_EVERY:
             self.merge()
 
     def merge(self) -> None:
-        """Each list's chunks merged into one."""
+        """Each list's chunks merged into one; the top-label cells only while merging shrinks them.
+
+        Merging bounds a list by its distinct cells. The top-label cells are one per row unless
+        rows share a confidence (rounded scores), so once a merge leaves as many cells as it
+        took, merging them again would copy them for nothing: later chunks wait for
+        :meth:`finish`, which sorts them all once, and never hold more than a cell per row."""
         for name in ("top", "rank", "optimal", "brier"):
             chunks = getattr(self, name)
-            if len(chunks) > 1:
+            if len(chunks) > 1 and not (name == "top" and self.top_distinct):
+                cells = sum(c[1].shape[0] for c in chunks)
                 setattr(self, name, [_ones_shared(concat_cells(chunks))])
+                self.top_distinct = self.top_distinct or (name == "top" and self.top[0][1].shape[0] == cells)
 
     def _lists(self) -> tuple[tuple[list, int], ...]:
         """Each cell list with how many columns its key packs below the true id (q^span)."""
@@ -1892,31 +1970,11 @@ class ClassCounts(Shown):
         caller's, once every row is (the runners raise it among the whole-file rules, after
         every bad row: a stream met it in the middle of a file, a Dask part at its end, and so
         each named another fault)."""
-        changed = bool(self.pending)
-        # the batches' lists by column, each column's let go of once merged (a batch's lists of a
-        # column are views of one array: its scores freed before the next column's merge grows)
-        columns: list = [[(values[j], counts[j]) for values, counts in self.pending] for j in range(self.q)]
-        self.pending = []
-        for j in range(self.q if changed else 0):
-            pending, columns[j] = columns[j], None
-            if j in self.over:
-                continue
-            classes = {i for values, _ in pending for i in range(len(values))} | {
-                i for (jj, i) in self.merged if jj == j
-            }
-            entries = 0
-            for i in sorted(classes):
-                parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
-                parts += [(values[i], counts[i]) for values, counts in pending if i < len(values)]
-                self.merged[(j, i)] = CT.merge_lists(parts)
-                entries += CT.distinct_scores(self.merged[(j, i)][0])
-            del pending
-            if entries > cap:
-                self.over.add(j)
-                self.merged = {key: v for key, v in self.merged.items() if key[0] != j}
-        if changed:  # the merged tables as one allocation (:func:`packed`)
-            flat = iter(packed([a for pair in self.merged.values() for a in pair if a is not None]))
-            self.merged = {key: (next(flat), None if c is None else next(flat)) for key, (_v, c) in self.merged.items()}
+        if self.pending:
+            # the batches' lists by column (a batch's lists of a column are views of one array)
+            columns = [[(values[j], counts[j]) for values, counts in self.pending] for j in range(self.q)]
+            self.pending = []
+            self.merged = merged_tables(self.merged, columns, self.over, cap)
         return min(self.over) if self.over else None
 
     def combine(self, parts: list[ClassCounts], to_ids: list[np.ndarray], n_ids: int, by_class: bool) -> None:

@@ -1065,6 +1065,9 @@ class Pairs:
     the configured ones)."""
 
     dtype: np.dtype
+    #: common rows per range of the local runners' spill (:class:`reportgen.io.pairs.RowSpill`):
+    #: a range of every model's records is held at once
+    range_rows: int = PAIRED_CHUNK
 
     def __init__(self, cfg: Config, files: list[str] | None) -> None:
         self.cfg, self.names = cfg, [m.name for m in cfg.models]
@@ -1276,7 +1279,7 @@ def paired_pass(
         return None, LENGTHS_DIFFER
     names = [st.cfg.name for st in states]
     one_file = len(by_file) == 1
-    with RowSpill(len(states), states[0].rows, pairs.dtype, held=reader.held) as spill:
+    with RowSpill(len(states), states[0].rows, pairs.dtype, pairs.range_rows, held=reader.held) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
             for batch, offset in reader.batches(cfg, path, sts):
@@ -1686,7 +1689,16 @@ class McNemarPairs(Pairs):
     ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`), and
     the rows themselves as distinct rows with counts (the same rows, in the same order, as the
     in-memory evidence compresses), merged every :data:`PENDING_DISTINCT` rows and dropped past
-    ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``)."""
+    ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``).
+
+    Its counts are whole numbers and its weights are summed per cell in one order (up to
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells; past them range by range, in
+    ranges of the same size in memory and stream), so its ranges need not be the binary pairing's
+    (whose sums are canonical by :data:`~reportgen.io.pairs.PAIRED_CHUNK` ranges): a quarter of
+    them, 2^18 rows of every model's records held at once (27 bytes a record without scores:
+    21 MiB for three models)."""
+
+    range_rows = PAIRED_CHUNK // 4
 
     def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None, least: int = 0) -> None:
         super().__init__(cfg, files)
