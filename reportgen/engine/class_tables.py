@@ -348,20 +348,21 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
     """Binary score table of column c: positives = rows of class c, negatives = the rest.
 
     Descending thresholds (``direction="higher"``), as :func:`reportgen.engine.curve.build_table`
-    would give on the rows; ``sum_w2`` is not tracked (set to the row count).
+    would give on the rows; ``sum_w2`` is not tracked (set to the row count). Built descending,
+    each class list's counts added at its values' places (a class list's values are distinct: the
+    adds are exact), so a model's column is held about three times, not six.
     """
     vals = [t.values[c][i] for i in range(t.k)]
-    allv = np.concatenate(vals) if vals else np.zeros(0)
-    values = np.unique(allv)
+    values = np.unique(np.concatenate(vals) if vals else np.zeros(0))[::-1].copy()
+    last = values.shape[0] - 1
     pos = np.zeros(values.shape[0])
     neg = np.zeros(values.shape[0])
     for i in range(t.k):
         if t.values[c][i].shape[0]:
             target = pos if i == c else neg
-            target[np.searchsorted(values, t.values[c][i])] += t.counts[c][i]
-    return ScoreTable(
-        values[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher", float(t.n_rows), t.n_rows, t.weighted
-    )
+            # the list ascends: its places in the descending values are last − its ascending ones
+            target[last - np.searchsorted(values[::-1], t.values[c][i])] += t.counts[c][i]
+    return ScoreTable(values, pos, neg, "higher", float(t.n_rows), t.n_rows, t.weighted)
 
 
 #: Pooled cells per block of :func:`micro_blocks`: the micro-average's temporaries are a few

@@ -1683,9 +1683,11 @@ def merged_tables(old: dict, columns: list, over: set, cap: int) -> dict:
             over.add(j)
             del spans[first:]
             at, at_c = start, start_c
-    values.resize(at)  # in place: no other reference to the arrays yet
+    # trimmed in place: no view of either array exists yet (each write's slice was a temporary),
+    # so a frame's other reference (a debugger's) cannot be left pointing at freed memory
+    values.resize(at, refcheck=False)
     if counts is not None:
-        counts.resize(at_c)
+        counts.resize(at_c, refcheck=False)
     return {
         key: (values[a:b], None if c is None or counts is None else counts[c : c + b - a]) for key, a, b, c in spans
     }

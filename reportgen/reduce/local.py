@@ -46,6 +46,7 @@ it is read (:class:`reportgen.io.files.Digests`); each pass must read the same b
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import sys
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -153,13 +154,13 @@ class ModelPass(Shown):
         """The kept rows' ids, positions and truth, for the join."""
         if self.ids is None or self.id_rows is None or self.truth is None:  # set together (:meth:`collecting`)
             return
-        # positions in int32 below 2^31 rows: half the bytes, held to the end of the join
-        at = np.int32 if offset + n < 2**31 else np.int64
-        if keep is None:
+        if keep is None or keep.all():  # the batch's positions as a range: nothing held per row
             self.ids.append(ids)
-            self.id_rows.append(np.arange(offset, offset + n, dtype=at))
+            self.id_rows.append(range(offset, offset + n))
             self.truth.append(truth)
             return
+        # positions in int32 below 2^31 rows: half the bytes, held to the end of the join
+        at = np.int32 if offset + n < 2**31 else np.int64
         if hasattr(ids, "filter"):  # pyarrow strings: a mask as an Arrow array (pyarrow 12 takes no numpy mask)
             import pyarrow as pa  # noqa: PLC0415
 
@@ -189,11 +190,7 @@ class ModelPass(Shown):
             return [parts[0] if len(parts) == 1 else np.concatenate(parts)] if parts else [np.empty(0, dtype=dtype)]
 
         assert self.ids is not None and self.id_rows is not None and self.truth is not None  # collected together
-        self.ids, self.id_rows, self.truth = (
-            [concat_ids(self.ids)],
-            cat(self.id_rows, np.int64),
-            cat(self.truth, object),
-        )
+        self.ids, self.id_rows, self.truth = [concat_ids(self.ids)], [positions(self.id_rows)], cat(self.truth, object)
         if self.lost is not None:
             self.lost = [concat_ids(self.lost)]
         return Keyed(
@@ -213,13 +210,38 @@ class ModelPass(Shown):
 PassT = TypeVar("PassT", bound=ModelPass)
 
 
+def positions(parts: list) -> np.ndarray:
+    """The kept rows' file positions from :meth:`ModelPass.collect`'s pieces (arrays, or a
+    ``range`` where a batch kept every row), in int32 below 2^31 rows: one ``arange`` when
+    every piece is a range and each follows the last."""
+    if len(parts) == 1 and isinstance(parts[0], np.ndarray):
+        return parts[0]
+
+    def kind(stop: int) -> type:
+        return np.int32 if stop < 2**31 else np.int64
+
+    if (
+        parts
+        and all(isinstance(p, range) for p in parts)
+        and all(a.stop == b.start for a, b in itertools.pairwise(parts))
+    ):
+        return np.arange(parts[0].start, parts[-1].stop, dtype=kind(parts[-1].stop))
+    pieces = [np.arange(p.start, p.stop, dtype=kind(p.stop)) if isinstance(p, range) else p for p in parts]
+    return np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
+
+
 def shifted(st: PassT, before: int) -> PassT:
     """The state with its row positions moved by the rows read before its part (dataset positions)."""
     if not before:
         return st
     return replace(
         st,
-        id_rows=None if st.id_rows is None else [r + np.int64(before) for r in st.id_rows],  # int32 rows widened
+        id_rows=None
+        if st.id_rows is None
+        else [  # int32 rows widened
+            range(r.start + before, r.stop + before) if isinstance(r, range) else r + np.int64(before)
+            for r in st.id_rows
+        ],
         gone=None if st.gone is None else [g + before for g in st.gone],
     )
 
