@@ -1646,9 +1646,9 @@ def merged_tables(old: dict, columns: list, over: set, cap: int) -> dict:
     ``cap`` is added to ``over`` and dropped, with its later lists.
 
     The tables are written one after another into one values array and one counts array, sized
-    for every entry being distinct and trimmed in place at the end: the merged tables are each
-    one allocation, mapped apart from the heap once large, and the old tables and each column's
-    batch lists are let go of as they are merged, so the tables are never held twice."""
+    for every entry being distinct and trimmed in place at the end: no cell is built apart and
+    copied again, the tables are one allocation (mapped apart from the heap once large), each
+    column's batch lists are let go of once it is merged and the old tables once every cell is."""
     bound = sum(v.shape[0] for key, (v, _c) in old.items() if key[0] not in over)
     bound += sum(
         v.shape[0] for j, batches in enumerate(columns) if j not in over for values, _c in batches for v in values
