@@ -131,3 +131,56 @@ def test_every_engine_cuts_the_ranges_at_the_same_common_rows(tmp_path, monkeypa
                 for e in ("memory", "stream", "dask")
             }
             assert np.array_equal(cov["stream"], cov["memory"]) and np.array_equal(cov["dask"], cov["memory"]), join
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_mcnemar_pairing_does_not_depend_on_its_ranges(tmp_path, monkeypatch, weighted):
+    """Multiclass McNemar pairs are whole counts and per-cell weight sums in one order, so the
+    stream's spill ranges (McNemarPairs.range_rows, a quarter of the binary's) change nothing:
+    ranges of 7 rows, cut by every batch, give the same metrics.json document."""
+    import json
+
+    import pandas as pd
+
+    from reportgen.pipeline import analyse
+
+    rng = np.random.default_rng(9)
+    n, classes = 2500, ["a", "b", "c"]
+    y = rng.integers(0, 3, n)
+    models = []
+    for j in range(3):
+        p = rng.dirichlet(np.ones(3), n) + 0.6 * j * np.eye(3)[y]
+        p = np.round(p / p.sum(axis=1, keepdims=True), 2)
+        frame = pd.DataFrame({"id": rng.permutation(n) if j else np.arange(n), "y": np.array(classes)[y]})
+        order = frame["id"].to_numpy()
+        frame["y"] = np.array(classes)[y[order]]
+        for c in range(3):
+            frame[f"p{c}"] = p[order, c]
+        frame["w"] = (rng.integers(1, 4, n) * 0.5)[order] if weighted else 1.0
+        frame.to_csv(tmp_path / f"m{j}.csv", index=False)
+        models.append({"name": f"m{j}", "file": str(tmp_path / f"m{j}.csv"), "scores": [f"p{c}" for c in range(3)]})
+    cfg = config_from_mapping(
+        {
+            "task": "multiclass",
+            "label": "y",
+            "id": "id",
+            "classes": classes,
+            "engine": "stream",
+            "stream": {"batch_rows": 1000},
+            "bootstrap": {"resamples": 30},
+            "models": models,
+            **({"weight": "w"} if weighted else {}),
+        },
+        str(tmp_path / "c.yaml"),
+    )
+
+    def document() -> dict:
+        doc = analyse(cfg, tmp_path / "c.yaml", now="2026-01-01T00:00:00Z").to_json()
+        for key in ("duration_seconds", "run_id"):  # the run's own, not its numbers
+            doc["run"].pop(key)
+        doc.pop("digest")  # of the document with them
+        return json.loads(json.dumps(doc))
+
+    default = document()
+    monkeypatch.setattr(L.McNemarPairs, "range_rows", 7)
+    assert document() == default

@@ -39,3 +39,28 @@ def test_batches_and_parts_with_their_own_class_ids_give_the_one_chunk_counts(we
     for f in ("true", "predicted", "confidence", "weight", "rank", "optimal"):
         assert np.array_equal(getattr(got, f), getattr(whole, f)), f
     assert whole.rank.sum() == pytest.approx(n if w is None else w.sum())
+
+
+@pytest.mark.parametrize("decimals", [None, 1], ids=["continuous", "tied"])
+def test_top_label_cells_are_merged_only_while_merging_shrinks_them(monkeypatch, decimals):
+    """Continuous confidences are a cell per row: after the first merge shows it, later batches'
+    top-label chunks wait for finish (never re-sorted in the pass); tied ones keep merging. Either
+    way finish gives the one-chunk counts, bit for bit."""
+    import reportgen.reduce.accumulators as S
+
+    monkeypatch.setattr(S, "MERGE_EVERY", 2)
+    rng = np.random.default_rng(4)
+    n = 700
+    y = rng.integers(0, K, n)
+    p = rng.dirichlet(np.ones(K), n)
+    if decimals is not None:
+        p = np.round(p, decimals)
+    cells = ProbabilityCells(K, COSTS)
+    for a in range(0, n, 100):
+        cells.add(y[a : a + 100], p[a : a + 100], None)
+    assert cells.top_distinct is (decimals is None)
+    assert (len(cells.top) > 2) is (decimals is None)  # continuous: the chunks after the first merge wait
+    assert len(cells.rank) < 2 + 1  # the other lists are merged all along
+    got, whole = cells.finish(K, np.arange(K)), probability_counts(y, p, None, COSTS)
+    for f in ("true", "predicted", "confidence", "weight", "rank", "optimal", "brier"):
+        assert np.array_equal(getattr(got, f), getattr(whole, f)), f
