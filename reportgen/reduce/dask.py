@@ -17,7 +17,7 @@ and counts is exact, so without binning the result equals the in-memory one.
   part indexes classes in that order; without, each part numbers the classes it meets in its
   own order of first appearance (starting from the keys of score mappings) and carries that key
   list; a merge takes the union of the keys (the first part's order, then new keys) and remaps
-  the other parts' counts (:meth:`reportgen.reduce.accumulators.ClassCounts.combine`). At the
+  the other parts' counts (:meth:`reportgen.reduce.class_counts.ClassCounts.combine`). At the
   end the union is sorted and the counts permuted once, as in the stream runner.
 
 With an id column the models' rows are joined as in memory (the kept ids come back from the

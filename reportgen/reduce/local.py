@@ -83,6 +83,8 @@ from reportgen.io.validate import (
 )
 from reportgen.parallel import THREADS, ordered_map
 from reportgen.reduce import accumulators as S
+from reportgen.reduce.cells import cell_sums, merged_weight_cells, weight_cells
+from reportgen.reduce.class_counts import TABLE_CHUNK, ClassCounts
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
 from reportgen.value import Shown
@@ -282,10 +284,10 @@ def batches(cfg: Config, path: Path, states: Sequence[ModelPass]) -> Generator[t
 
 #: Rows per record batch of a multiclass stream (``stream.batch_rows`` when smaller): a batch's
 #: score matrix, its validation masks and its paired records are each several times the batch's
-#: Arrow columns, and its pieces of class lists and cells are reduced :data:`S.TABLE_CHUNK` rows
+#: Arrow columns, and its pieces of class lists and cells are reduced :data:`TABLE_CHUNK` rows
 #: at a time anyway; a batch's temporaries are what the heap keeps between batches. 2M rows x 5
 #: classes x 3 models: peak RSS 0.72-0.76 GiB at 2^18 rows, 0.71 at 2^17, the same numbers.
-MULTICLASS_BATCH_ROWS = S.TABLE_CHUNK // 2
+MULTICLASS_BATCH_ROWS = TABLE_CHUNK // 2
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -1400,13 +1402,13 @@ class ClassIds:
 
 @dataclass(slots=True, repr=False, eq=False)
 class ModelCounts(ModelPass):
-    """A multiclass model's pass: its counts (:class:`~reportgen.reduce.accumulators.ClassCounts`)
+    """A multiclass model's pass: its counts (:class:`~reportgen.reduce.class_counts.ClassCounts`)
     and the class keys seen in its truth and predictions."""
 
     TASK: ClassVar[str] = "multiclass"
     i: int = 0
     sc: dict[str, str] | list[str] | None = None
-    counts: S.ClassCounts = field(default_factory=lambda: S.ClassCounts(0))
+    counts: ClassCounts = field(default_factory=lambda: ClassCounts(0))
     seen_truth: set = field(default_factory=set)
     seen_pred: set = field(default_factory=set)
     #: the class keys by class id: the truth collected for the join is class ids (a byte a row,
@@ -1426,7 +1428,7 @@ class ModelCounts(ModelPass):
 
     def merge_pending(self, cap: int, final: bool = False) -> None:
         """The counts' pending tables merged; once every row is read (``final``), a score column
-        past the cap is an error (:meth:`~reportgen.reduce.accumulators.ClassCounts.merge_pending`)."""
+        past the cap is an error (:meth:`~reportgen.reduce.class_counts.ClassCounts.merge_pending`)."""
         j = self.counts.merge_pending(cap)
         if j is not None and final:
             raise InputError(
@@ -1475,11 +1477,11 @@ def new_counts(
     return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc, counts=class_counts(cfg, score_cols))
 
 
-def class_counts(cfg: Config, score_cols: list[str]) -> S.ClassCounts:
+def class_counts(cfg: Config, score_cols: list[str]) -> ClassCounts:
     """Empty counts of a model with these score columns (class order), the config's cost matrix
     for the cost-optimal rule."""
     costs = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
-    return S.ClassCounts(len(score_cols), costs=costs)
+    return ClassCounts(len(score_cols), costs=costs)
 
 
 def _keys(batch: Batch, name: str) -> np.ndarray:
@@ -1729,7 +1731,7 @@ class McNemarPairs(Pairs):
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
         # weighted (the run's weight or a model's own): rows per (joint cell, weight), summed in one
-        # order at the end (S.weight_cells); only a run-level weight was counted so, and models
+        # order at the end (weight_cells); only a run-level weight was counted so, and models
         # weighted by models[i].weight had their tables summed chunk by chunk (last bits per engine)
         weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
         self.cells: dict[str, list | None] = {name: [] for name in self.tables} if weighted else {}
@@ -1803,7 +1805,7 @@ class McNemarPairs(Pairs):
             cell = (y * k + b["pred"]) * k + r["pred"]
             t += np.bincount(cell, weights=w, minlength=k**3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k**3).reshape(k, k, k)
-            self._count_cells(name, [S.weight_cells([cell], w)])
+            self._count_cells(name, [weight_cells([cell], w)])
         frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
         for name, grid in self.brier.items():
             d = CP.brier_difference_cells(recs[self.names.index(name)]["e"], b["e"])
@@ -1859,7 +1861,7 @@ class McNemarPairs(Pairs):
             return
         mine += chunks
         if len(mine) >= S.MERGE_EVERY:
-            merged = S.merged_weight_cells(mine)
+            merged = merged_weight_cells(mine)
             self.cells[name] = None if merged is None else [merged]
 
     def merge(self, other: McNemarPairs) -> McNemarPairs:
@@ -1883,10 +1885,10 @@ class McNemarPairs(Pairs):
 
     def result(self) -> tuple[JointCounts, None]:
         for name, chunks in self.cells.items():  # the weight sums in one canonical order (every engine)
-            merged = S.merged_weight_cells(chunks) if chunks else None
+            merged = merged_weight_cells(chunks) if chunks else None
             if merged is not None:
                 (cell,), w, n = merged
-                self.tables[name] = S.cell_sums(cell, w, n, self.tables[name].size).reshape(self.tables[name].shape)
+                self.tables[name] = cell_sums(cell, w, n, self.tables[name].size).reshape(self.tables[name].shape)
         distinct = None
         if self.keep_rows:
             distinct = DR.merged(self.pending)

@@ -2,7 +2,7 @@
 top-k accuracy, the cost-optimal rule and both expected costs) are the same numbers from the
 memory, stream and Dask engines, weighted or not, when the streamed engines keep no rows
 (``stream.max_distinct_scores`` below the distinct rows, above each column's table): every
-engine reduces the rows to the same mergeable cells (reportgen.reduce.accumulators.ProbabilityCells).
+engine reduces the rows to the same mergeable cells (reportgen.reduce.class_counts.ProbabilityCells).
 
 Small inputs: 2,500 rows, 3 classes, 2 models, no bootstrap; 3 stream batches."""
 

@@ -17,7 +17,7 @@ and the numbers derived from it: the memory engine sums the placement values of 
 streamed engines the same terms grouped by distinct score from merged tables, so the sums
 agree to the last bits only (``tests/parity/test_scale.py`` documents the same). Weighted tables agree
 exactly, binary and multiclass: weighted rows are counted per (cell, weight) and their weights
-summed in one canonical order (:func:`reportgen.reduce.accumulators.weight_cells`).
+summed in one canonical order (:func:`reportgen.reduce.cells.weight_cells`).
 
 A case that differs today is listed in ``known_differences.py`` and xfailed strictly with its cause: when
 a fix lands, the case passes, strict xfail turns that into a failure, and the marker must go.

@@ -1,4 +1,4 @@
-"""reportgen.reduce.accumulators.merged_tables: a model's class tables merged with batch lists into
+"""reportgen.reduce.class_counts.merged_tables: a model's class tables merged with batch lists into
 one buffer are, cell by cell, the lists merge_lists gives (the merge the tables are defined by),
 over several merges, with ties, weighted pairs, classes met late, empty lists and columns past
 the cap of distinct scores dropped."""
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.engine import class_tables as CT
-from reportgen.reduce.accumulators import merged_tables
+from reportgen.reduce.class_counts import merged_tables
 
 
 def _reference(old: dict, columns: list, over: set, cap: int) -> dict:

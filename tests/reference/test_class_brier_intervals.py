@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import brier_score_loss
 
 from reportgen.engine import class_probabilities as CP
-from reportgen.reduce.accumulators import probability_counts
+from reportgen.reduce.class_counts import probability_counts
 
 K, N, R = 4, 1200, 1000
 

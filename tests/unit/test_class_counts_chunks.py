@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reportgen.reduce import accumulators as S
+from reportgen.reduce import class_counts
 
 
 def _finish(y, p, w, costs):
-    counts = S.ClassCounts(p.shape[1], costs=costs)
+    counts = class_counts.ClassCounts(p.shape[1], costs=costs)
     counts.add(y, np.argmax(p, axis=1), w, p, p.shape[1])
     counts.merge_pending(10**9)
     return counts.finish(p.shape[1], np.arange(p.shape[1]), False)
@@ -26,7 +26,7 @@ def test_class_counts_in_pieces_equal_one_piece(monkeypatch, weighted):
     w = rng.choice([0.5, 1.0, 2.5], n) if weighted else None
     costs = 1.0 - np.eye(k)
     conf, tables, proba = _finish(y, p, w, costs)
-    monkeypatch.setattr(S, "TABLE_CHUNK", 37)
+    monkeypatch.setattr(class_counts, "TABLE_CHUNK", 37)
     conf2, tables2, proba2 = _finish(y, p, w, costs)
     np.testing.assert_array_equal(conf, conf2)
     assert tables is not None and tables2 is not None and proba is not None and proba2 is not None

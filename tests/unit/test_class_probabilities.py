@@ -12,7 +12,7 @@ from sklearn import metrics as skm
 
 from reportgen.engine import class_probabilities as CP
 from reportgen.engine.class_tables import build_class_tables
-from reportgen.reduce.accumulators import probability_counts
+from reportgen.reduce.class_counts import probability_counts
 
 
 def _case(seed: int, n: int = 300, k: int = 4, decimals: int = 1, weighted: bool = False):

@@ -14,7 +14,7 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
 from reportgen.engine.curve import build_table
 from reportgen.io.pairs import RowSpill
-from reportgen.reduce import accumulators as S
+from reportgen.reduce.class_counts import ClassCounts, ProbabilityCells, packed, probability_counts
 
 
 def _rows(n: int = 400, k: int = 4, decimals: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +48,7 @@ def test_distinct_scores_keep_no_counts_until_a_score_repeats():
 
 def test_finish_hands_over_the_tables_and_cells():
     y, p = _rows()
-    counts = S.ClassCounts(4)
+    counts = ClassCounts(4)
     counts.add(y, np.argmax(p, axis=1), None, p, 4)
     counts.merge_pending(10**9)
     _, tables, proba = counts.finish(4, np.arange(4), False)
@@ -100,7 +100,7 @@ def pooled_weights(weights: np.ndarray | None) -> np.ndarray | None:
 def test_merged_tables_and_top_label_counts_are_one_allocation_each():
     y, p = _rows(n=2000)
     values, _ = CT.class_lists(y, p, None, 4)
-    counts = S.ClassCounts(4)
+    counts = ClassCounts(4)
     counts.add(y, np.argmax(p, axis=1), None, p, 4)
     counts.merge_pending(10**9)
     merged = [v for v, _ in counts.merged.values()]
@@ -116,7 +116,7 @@ def test_merged_tables_and_top_label_counts_are_one_allocation_each():
 
 def test_packed_arrays_keep_their_values_and_dtypes():
     arrays = [np.arange(5, dtype=np.int64), np.linspace(0, 1, 3), np.array([1 + 2j]), np.zeros(0)]
-    out = S.packed(arrays)
+    out = packed(arrays)
     assert [a.dtype for a in out] == [a.dtype for a in arrays]
     assert all(np.array_equal(a, b) for a, b in zip(out, arrays))
     assert len({id(a.base) for a in out}) == 1
@@ -124,13 +124,13 @@ def test_packed_arrays_keep_their_values_and_dtypes():
 
 def test_top_label_cells_of_unit_rows_share_their_ones():
     y, p = _rows(n=3000)
-    cells = S.ProbabilityCells(4, None)
+    cells = ProbabilityCells(4, None)
     for lo in range(0, 3000, 500):  # several chunks, merged
         cells.add(y[lo : lo + 500], p[lo : lo + 500], None)
     cells.merge()
     (_key, _bits), w, rows = cells.top[0]
     assert w.strides == (0,) and rows.strides == (0,) and w[0] == 1.0 and rows[0] == 1
-    whole = S.probability_counts(y, p, None)  # one chunk: the same counts
+    whole = probability_counts(y, p, None)  # one chunk: the same counts
     split = cells.finish(4, np.arange(4))
     for name in ("true", "predicted", "confidence", "weight", "rank", "brier"):
         assert np.array_equal(getattr(split, name), getattr(whole, name)), name

@@ -1,4 +1,4 @@
-"""reportgen.reduce.accumulators.ProbabilityCells: the cells of rows in any batches and parts, each
+"""reportgen.reduce.class_counts.ProbabilityCells: the cells of rows in any batches and parts, each
 numbering the classes its own way, finish to the same ProbabilityCounts as the rows in one chunk,
 bit for bit (what makes memory = stream = Dask)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reportgen.reduce.accumulators import ProbabilityCells, probability_counts
+from reportgen.reduce.class_counts import ProbabilityCells, probability_counts
 
 K = 4
 COSTS = np.array([[0.0, 1, 2, 3], [2, 0, 1, 2], [4, 2, 0, 1], [8, 4, 2, 0]])
@@ -46,7 +46,7 @@ def test_top_label_cells_are_merged_only_while_merging_shrinks_them(monkeypatch,
     """Continuous confidences are a cell per row: after the first merge shows it, later batches'
     top-label chunks wait for finish (never re-sorted in the pass); tied ones keep merging. Either
     way finish gives the one-chunk counts, bit for bit."""
-    import reportgen.reduce.accumulators as S
+    import reportgen.reduce.class_counts as S
 
     monkeypatch.setattr(S, "MERGE_EVERY", 2)
     rng = np.random.default_rng(4)

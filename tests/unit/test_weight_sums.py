@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.engine.intervals import count_cells
 from reportgen.reduce import accumulators as S
+from reportgen.reduce.cells import concat_cells, weight_cells
 
 
 def _memory(scores, y, w, direction):
@@ -91,9 +92,9 @@ def test_cells_merged_from_chunks_are_the_cells_of_all_rows_and_the_chunks_are_h
     rng = np.random.default_rng(seed)
     cols = [rng.integers(0, 4, n) for _ in range(keys)]
     w = rng.choice([1.0, 0.5, 2.0, 0.0], n)
-    whole = S.weight_cells(cols, w)
-    parts = [S.weight_cells([c[p] for c in cols], w[p]) for p in np.array_split(np.arange(n), chunks)]
-    merged = S.concat_cells(parts)
+    whole = weight_cells(cols, w)
+    parts = [weight_cells([c[p] for c in cols], w[p]) for p in np.array_split(np.arange(n), chunks)]
+    merged = concat_cells(parts)
     assert parts == [] or chunks == 1
     for a, b in zip(merged[0], whole[0], strict=True):
         assert np.array_equal(a, b) and a.dtype == b.dtype
