@@ -123,14 +123,26 @@ def _integers(ids: Any) -> list[np.ndarray] | None:
     return [numpy_of(pc.cast(c, pa.int64())) for c in ids.chunks]
 
 
+def _sorted_distinct(x: np.ndarray) -> np.ndarray:
+    """``x``'s distinct values in order (``x`` sorted in place: np.unique would sort a copy)."""
+    x.sort()
+    if x.shape[0] > 1:
+        new = x[1:] != x[:-1]
+        if not new.all():
+            x = x[np.concatenate(([True], new))]
+    return x
+
+
 def id_codes(ids: list[Any]) -> tuple[list[np.ndarray], int]:
     """Each array of ids (:attr:`Keyed.ids`) as integer codes below the number of distinct ids
     (returned; equal keys, equal codes): the join then works on int arrays, not on Python
-    strings. Codes are int32 below 2^31 distinct ids (int64 past).
+    strings. Codes are int32 below 2^31 ids (int64 past).
 
     When every array is integers (:func:`_integers`: int64 ids, or text that is their keys) the
-    codes are ranks among the distinct integers (one sort); else the integers are turned into
-    their keys (their digits) and the strings hashed once, in pyarrow."""
+    codes are ranks among the distinct integers: the first array's sorted, with the few ids the
+    other arrays add (the files describe the same rows), so no array of every model's ids is
+    made; else the integers are turned into their keys (their digits) and the strings hashed
+    once, in pyarrow."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
@@ -140,20 +152,24 @@ def id_codes(ids: list[Any]) -> tuple[list[np.ndarray], int]:
     ints = [x for x in (_integers(a) for a in arrays) if x is not None]
     if len(ints) == len(arrays):  # integer ids (the common case)
         del arrays
-        distinct = np.concatenate([v for vs in ints for v in vs] or [np.empty(0, dtype=np.int64)])
-        distinct.sort()  # in place: np.unique would sort a copy (or hash, slower on millions)
-        if distinct.shape[0]:
-            distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
-        at = np.int32 if distinct.shape[0] < 2**31 else np.int64
-        codes = []
-        for vs in ints:  # chunk by chunk: no id array joined whole, no int64 ranks
-            out = np.empty(sum(v.shape[0] for v in vs), dtype=at)
-            i = 0
-            for v in vs:
-                out[i : i + v.shape[0]] = np.searchsorted(distinct, v)
-                i += v.shape[0]
-            codes.append(out)
-        return codes, distinct.shape[0]
+        at = np.int32 if sum(v.shape[0] for vs in ints for v in vs) < 2**31 else np.int64
+        # the first array's distinct ids; the others' are mostly among them (joined files)
+        distinct = _sorted_distinct(np.concatenate(ints[0] or [np.empty(0, dtype=np.int64)]))
+        while True:  # twice at most: ids the first array lacks are added to the distinct ids
+            codes, extra = [], []
+            for vs in ints:  # chunk by chunk: no id array copied whole, no int64 ranks
+                out = np.empty(sum(v.shape[0] for v in vs), dtype=at)
+                i = 0
+                for v in vs:
+                    r = np.searchsorted(distinct, v)
+                    extra.append(v[distinct[np.minimum(r, distinct.shape[0] - 1)] != v] if distinct.shape[0] else v)
+                    out[i : i + v.shape[0]] = r
+                    i += v.shape[0]
+                codes.append(out)
+            if not any(e.shape[0] for e in extra):
+                return codes, distinct.shape[0]
+            del codes
+            distinct = _sorted_distinct(np.concatenate([distinct, *extra]))
     del ints
     enc = pa.chunked_array(
         [c if pa.types.is_string(c.type) else pc.cast(c, pa.string()) for a in arrays for c in a.chunks],
@@ -245,8 +261,12 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
             dropped.append((k.name, ID_NOT_SHARED, not_shared))
         if by_another:
             dropped.append((k.name, DROPPED_BY_ANOTHER, by_another))
-    take = []
+    in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
+    take: list[np.ndarray] = []
     for c in codes:  # int32 positions below 2^31 rows: half the bytes, held to the end of the join
+        if in_order and take:  # the same ids in the same order: the first model's positions
+            take.append(take[0])
+            continue
         pos = np.full(u, -1, dtype=np.int32 if c.shape[0] < 2**31 else np.int64)
         pos[c] = np.arange(c.shape[0], dtype=pos.dtype)
         take.append(pos[common])
@@ -268,7 +288,6 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
             one_label(ref, models[0].classes),
             [k.name for k in models],
         )
-    in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
     return Join(tuple(take), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
 
 
