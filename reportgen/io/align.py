@@ -61,9 +61,9 @@ class Join(Value):
     """The outcome of :func:`join_ids`.
 
     ``take[m]``: positions in model m's kept rows, in the common order (the first model's: its
-    ids ``models[0].ids`` at ``take[0]``); ``left_out[m]``: rows of model m
-    whose id is not shared (0 unless ``id_mismatch: intersect``); ``in_order``: every model has
-    the same ids in the same order, so rows also line up by position."""
+    ids ``models[0].ids`` at ``take[0]``); ``left_out[m]``: rows of model m whose id is not
+    shared (0 unless ``id_mismatch: intersect``); ``in_order``: every model has the same ids in
+    the same order, so rows also line up by position (and every ``take[m]`` is one array)."""
 
     take: tuple[np.ndarray, ...]
     left_out: tuple[int, ...]
