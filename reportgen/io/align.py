@@ -5,7 +5,7 @@ ids that some models lack are an error (``id_mismatch: error``) or are left out 
 warning (``intersect``); and one id must carry the same truth in every model. Without ids rows
 are matched by position, which needs equal row counts and equal labels.
 
-The engines hand over each model's ids (keys, :func:`reportgen.io.validate.keys`) of the rows
+The engines hand over each model's ids (:func:`reportgen.io.validate.held_ids`) of the rows
 they kept, with the rows' 0-based positions in the file and their truth; ids fit in memory
 (O(n)), scores never need to. Only the rows every model keeps are compared (:func:`join_ids`,
 :func:`intersect_positions`): the engines then pair them by each row's common index
@@ -38,11 +38,13 @@ DROPPED_BY_ANOTHER = "dropped for another model (missing value)"
 class Keyed(Value):
     """One model's kept rows as the join sees them.
 
-    ``ids``: id keys (a pyarrow string array, or an object array of str); ``rows``: each row's
-    0-based position in ``file``; ``truth``: the label of each row (booleans, or class ids: the
-    runner's numbering, the same in every model); ``lost``: the ids of rows the model dropped
-    itself for a missing value (``missing: drop``), which are in its file, so not a mismatch, but
-    not compared either; ``classes``: the class keys by class id (errors name them)."""
+    ``ids``: the ids (:func:`reportgen.io.validate.held_ids`: pyarrow int64, whose keys are their
+    digits, or keys as pyarrow strings; an Array or a ChunkedArray, or an object array of str);
+    ``rows``: each row's 0-based position in ``file``; ``truth``: the label of each row
+    (booleans, or class ids: the runner's numbering, the same in every model); ``lost``: the ids
+    of rows the model dropped itself for a missing value (``missing: drop``), which are in its
+    file, so not a mismatch, but not compared either; ``classes``: the class keys by class id
+    (errors name them)."""
 
     name: str
     file: str
@@ -58,13 +60,12 @@ class Keyed(Value):
 class Join(Value):
     """The outcome of :func:`join_ids`.
 
-    ``take[m]``: positions in model m's kept rows, in the common order (the first model's);
-    ``common``: the shared ids in that order (pyarrow strings); ``left_out[m]``: rows of model m
-    whose id is not shared (0 unless ``id_mismatch: intersect``); ``in_order``: every model has
-    the same ids in the same order, so rows also line up by position."""
+    ``take[m]``: positions in model m's kept rows, in the common order (the first model's: its
+    ids ``models[0].ids`` at ``take[0]``); ``left_out[m]``: rows of model m whose id is not
+    shared (0 unless ``id_mismatch: intersect``); ``in_order``: every model has the same ids in
+    the same order, so rows also line up by position (and every ``take[m]`` is one array)."""
 
     take: tuple[np.ndarray, ...]
-    common: Any
     left_out: tuple[int, ...]
     warnings: tuple[Notice, ...]
     in_order: bool
@@ -85,58 +86,103 @@ def common_index(positions: np.ndarray, n_rows: int) -> np.ndarray:
     return out
 
 
-def _arrow(ids: Any) -> Any:
+def _chunked(ids: Any) -> Any:
+    """Ids as a pyarrow ChunkedArray (uncopied; a list or an object array of str as strings)."""
     import pyarrow as pa  # noqa: PLC0415
 
     if isinstance(ids, pa.ChunkedArray):
-        return ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
-    return ids if isinstance(ids, pa.Array) else pa.array(ids, type=pa.string())
-
-
-def _integers(ids: Any) -> np.ndarray | None:
-    """Ids (pyarrow strings) that are all canonical integers of up to 18 digits as int64, or None."""
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    from reportgen.io.validate import CANONICAL_INT  # noqa: PLC0415
-
-    if len(ids) and not pc.all(pc.match_substring_regex(ids, CANONICAL_INT.replace("*", "{0,17}"))).as_py():
-        return None
-    return np.asarray(pc.cast(ids, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
-    """Every model's ids as integer codes into one dictionary (pyarrow strings): the join then
-    works on int arrays (hashing strings once, in pyarrow), not on Python strings."""
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    arrays = [_arrow(k.ids) for k in models]
-    ints = [x for x in (_integers(a) for a in arrays) if x is not None]
-    if len(ints) == len(arrays):  # integer ids (the common case): codes are ranks among the distinct ids
-        del arrays
-        distinct = np.concatenate(ints)
-        distinct.sort()  # in place: np.unique would sort a copy (or hash, slower on millions)
-        if distinct.shape[0]:
-            distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
-        codes = [np.searchsorted(distinct, ints.pop(0)) for _ in models]  # each id array let go of once coded
-        return codes, pc.cast(pa.array(distinct), pa.string())
-    enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
-    codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]
-    if len(codes) < len(models):  # pyarrow drops empty chunks
-        lengths = [len(k.rows) for k in models]
-        flat = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
-        codes = np.split(flat, np.cumsum(lengths)[:-1])
-    return codes, enc.chunks[0].dictionary if enc.num_chunks else pa.array([], type=pa.string())
+        return ids
+    return pa.chunked_array([ids if isinstance(ids, pa.Array) else pa.array(ids, type=pa.string())])
 
 
 def concat_ids(parts: list[Any]) -> Any:
-    """Id keys of consecutive batches or parts as one pyarrow string array."""
+    """Ids of consecutive batches or parts as one pyarrow ChunkedArray, their pieces uncopied:
+    int64 when every part is, else keys (strings: integers turned into their digits)."""
     import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
 
-    if len(parts) == 1:
-        return _arrow(parts[0])
-    return pa.concat_arrays([_arrow(x) for x in parts]) if parts else pa.array([], type=pa.string())
+    chunks = [c for x in parts for c in _chunked(x).chunks]
+    if len({c.type for c in chunks}) > 1:
+        chunks = [pc.cast(c, pa.string()) for c in chunks]
+    return pa.chunked_array(chunks, type=chunks[0].type if chunks else pa.string())
+
+
+def _integers(ids: Any) -> list[np.ndarray] | None:
+    """Ids (a ChunkedArray) as int64, chunk by chunk: int64 as it is (views), strings when they
+    are all canonical integers of up to 18 digits (the keys of int64 ids), else None."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    from reportgen.io.arrow_numpy import numpy_of  # noqa: PLC0415
+    from reportgen.io.validate import CANONICAL_INT  # noqa: PLC0415
+
+    if pa.types.is_int64(ids.type):
+        return [numpy_of(c) for c in ids.chunks]
+    if len(ids) and not pc.all(pc.match_substring_regex(ids, CANONICAL_INT.replace("*", "{0,17}"))).as_py():
+        return None
+    return [numpy_of(pc.cast(c, pa.int64())) for c in ids.chunks]
+
+
+def _sorted_distinct(x: np.ndarray) -> np.ndarray:
+    """``x``'s distinct values in order (``x`` sorted in place: np.unique would sort a copy)."""
+    x.sort()
+    if x.shape[0] > 1:
+        new = x[1:] != x[:-1]
+        if not new.all():
+            x = x[np.concatenate(([True], new))]
+    return x
+
+
+def id_codes(ids: list[Any]) -> tuple[list[np.ndarray], int]:
+    """Each array of ids (:attr:`Keyed.ids`) as integer codes below the number of distinct ids
+    (returned; equal keys, equal codes): the join then works on int arrays, not on Python
+    strings. Codes are int32 below 2^31 ids (int64 past).
+
+    When every array is integers (:func:`_integers`: int64 ids, or text that is their keys) the
+    codes are ranks among the distinct integers: the first array's sorted, with the few ids the
+    other arrays add (the files describe the same rows), so no array of every model's ids is
+    made; else the integers are turned into their keys (their digits) and the strings hashed
+    once, in pyarrow."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    from reportgen.io.arrow_numpy import numpy_of  # noqa: PLC0415
+
+    arrays = [_chunked(x) for x in ids]
+    ints = [x for x in (_integers(a) for a in arrays) if x is not None]
+    if len(ints) == len(arrays):  # integer ids (the common case)
+        del arrays
+        at = np.int32 if sum(v.shape[0] for vs in ints for v in vs) < 2**31 else np.int64
+        # the first array's distinct ids; the others' are mostly among them (joined files)
+        distinct = _sorted_distinct(np.concatenate(ints[0] or [np.empty(0, dtype=np.int64)]))
+        while True:  # twice at most: ids the first array lacks are added to the distinct ids
+            codes, extra = [], []
+            for vs in ints:  # chunk by chunk: no id array copied whole, no int64 ranks
+                out = np.empty(sum(v.shape[0] for v in vs), dtype=at)
+                i = 0
+                for v in vs:
+                    r = np.searchsorted(distinct, v)
+                    extra.append(v[distinct[np.minimum(r, distinct.shape[0] - 1)] != v] if distinct.shape[0] else v)
+                    out[i : i + v.shape[0]] = r
+                    i += v.shape[0]
+                codes.append(out)
+            if not any(e.shape[0] for e in extra):
+                return codes, distinct.shape[0]
+            del codes
+            distinct = _sorted_distinct(np.concatenate([distinct, *extra]))
+    del ints
+    enc = pa.chunked_array(
+        [c if pa.types.is_string(c.type) else pc.cast(c, pa.string()) for a in arrays for c in a.chunks],
+        type=pa.string(),
+    ).dictionary_encode()
+    flat = np.concatenate([numpy_of(c.indices) for c in enc.chunks] or [np.empty(0, dtype=np.int32)])
+    words = len(enc.chunks[0].dictionary) if enc.num_chunks else 0
+    return np.split(flat, np.cumsum([len(a) for a in arrays])[:-1]), words
+
+
+def _word(ids: Any, i: Any) -> str:
+    """Id ``i`` of ``ids`` (:attr:`Keyed.ids`) as an error quotes it, by its key: ``'123'``."""
+    return repr(str(_chunked(ids)[int(i)].as_py()))
 
 
 def _first_repeat(codes: np.ndarray) -> int | None:
@@ -150,23 +196,19 @@ def _first_repeat(codes: np.ndarray) -> int | None:
 def check_unique(k: Keyed, codes: np.ndarray | None = None, distinct: int = 0) -> None:
     """Ids must be unique within a model (the first repeat is an error naming its row).
 
-    ``codes``: the ids as integers (equal ids, equal integers), when already computed;
-    ``distinct``: when they are codes below it (:func:`id_codes`), a mark per code tells first
-    whether any repeats (a byte per code, not a sort of the model's rows)."""
+    ``codes``: the ids' codes below ``distinct`` (:func:`id_codes`), when already computed: a
+    mark per code tells first whether any repeats (a byte per code, not a sort of the rows)."""
     if codes is None:
-        codes = _integers(_arrow(k.ids))
-        if codes is None:
-            (codes,), _ = id_codes([k])
-    elif distinct:
-        seen = np.zeros(distinct, dtype=bool)
-        seen[codes] = True
-        if int(np.count_nonzero(seen)) == codes.shape[0]:
-            return
+        (codes,), distinct = id_codes([k.ids])
+    seen = np.zeros(distinct, dtype=bool)
+    seen[codes] = True
+    if int(np.count_nonzero(seen)) == codes.shape[0]:
+        return
     j = _first_repeat(codes)
     if j is not None:
         raise InputError(
             f"{k.file}: column '{k.id_column}', row {int(k.rows[j]) + HEADER_ROWS}: "
-            f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique — remove the repeated row "
+            f"duplicated id {_word(k.ids, j)}; ids must be unique — remove the repeated row "
             f"or give it its own id"
         )
 
@@ -180,50 +222,38 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
     some file lacks are :data:`ID_NOT_SHARED` (``id_mismatch: intersect``)."""
     if len(models) == 1:  # nothing to join: ids must only be unique
         check_unique(models[0])
-        n = len(models[0].rows)
-        return Join((np.arange(n),), _arrow(models[0].ids), (0,), (), True)
-    lost = [_arrow(k.lost) if k.lost is not None else _arrow([]) for k in models]
-    both, words = id_codes(
-        [
-            Keyed(
-                k.name,
-                k.file,
-                k.id_column,
-                concat_ids([k.ids, x] if len(x) else [k.ids]),
-                np.zeros(len(k.rows) + len(x), dtype=np.int64),
-                k.truth,
-            )
-            for k, x in zip(models, lost)
-        ]
-    )
-    codes = [c[: len(k.rows)] for c, k in zip(both, models)]
-    u = len(words)
+        return Join((np.arange(len(models[0].rows)),), (0,), (), True)
+    coded, u = id_codes([x for k in models for x in (k.ids, [] if k.lost is None else k.lost)])
+    codes, gone = coded[0::2], coded[1::2]  # each model's kept ids and lost ids
+    del coded
     for k, c in zip(models, codes):
         check_unique(k, c, u)
     present, kept = [], []
-    for c, cb in zip(codes, both):
-        p = np.zeros(u, dtype=bool)
-        p[cb] = True
-        present.append(p)
+    for c, g in zip(codes, gone):
         q = np.zeros(u, dtype=bool)
         q[c] = True
         kept.append(q)
+        p = q.copy()
+        p[g] = True
+        present.append(p)
     everywhere = np.logical_and.reduce(present)
     shared = np.logical_and.reduce(kept)
     common = codes[0][shared[codes[0]]]
     warnings: list[Notice] = []
     left_out, dropped = [], []
-    for m, (k, c, cb) in enumerate(zip(models, codes, both)):
-        foreign = int(cb.shape[0] - int(everywhere[cb].sum()))
+    for m, (k, c, g) in enumerate(zip(models, codes, gone)):
+        not_shared = int((~everywhere[c]).sum())
+        foreign = not_shared + int((~everywhere[g]).sum())
         if foreign and cfg.id_mismatch == "error":
+            cb = np.concatenate([c, g])
             o = next(j for j in range(len(models)) if j != m and not present[j][cb].all())
-            sample = ", ".join(repr(words[int(v)].as_py()) for v in cb[~present[o][cb]][:3])
+            ids = concat_ids([k.ids] if k.lost is None else [k.ids, k.lost])
+            sample = ", ".join(_word(ids, i) for i in np.flatnonzero(~present[o][cb])[:3])
             raise InputError(
                 f"{k.file}: model '{k.name}' has {foreign} id(s) not shared by every model (e.g. {sample}, "
                 f"missing from model '{models[o].name}' in {models[o].file}); align the files or set "
                 f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
             )
-        not_shared = int((~everywhere[c]).sum())
         by_another = int(c.shape[0] - common.shape[0] - not_shared)
         left_out.append(not_shared + by_another)
         if not_shared:
@@ -231,8 +261,12 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
             dropped.append((k.name, ID_NOT_SHARED, not_shared))
         if by_another:
             dropped.append((k.name, DROPPED_BY_ANOTHER, by_another))
-    take = []
+    in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
+    take: list[np.ndarray] = []
     for c in codes:  # int32 positions below 2^31 rows: half the bytes, held to the end of the join
+        if in_order and take:  # the same ids in the same order: the first model's positions
+            take.append(take[0])
+            continue
         pos = np.full(u, -1, dtype=np.int32 if c.shape[0] < 2**31 else np.int64)
         pos[c] = np.arange(c.shape[0], dtype=pos.dtype)
         take.append(pos[common])
@@ -242,7 +276,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
         if not np.array_equal(truth, ref):
             i = int(np.flatnonzero(truth != ref)[0])
             raise InputError(
-                f"{k.file}: model '{k.name}': the label of id {words[int(common[i])].as_py()!r} differs from model "
+                f"{k.file}: model '{k.name}': the label of id {_word(models[0].ids, take[0][i])} differs from model "
                 f"'{models[0].name}'; models compared on the same rows must share the truth"
             )
     if any(left_out):  # what the intersection leaves must still be comparable
@@ -254,8 +288,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
             one_label(ref, models[0].classes),
             [k.name for k in models],
         )
-    in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
-    return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
+    return Join(tuple(take), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
 
 
 def in_ids_of(first: Keyed, k: Keyed) -> np.ndarray:

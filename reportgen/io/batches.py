@@ -192,10 +192,10 @@ class Batch:
         return np.array([bool(of_key(k)) for k in names], dtype=bool)[codes]
 
     def ids(self, name: str):
-        """The column's id keys (:func:`reportgen.io.validate.id_keys`)."""
+        """The column's ids as the join holds them (:func:`reportgen.io.validate.held_ids`)."""
         key = ("ids", name)
         if key not in self._cache:
-            self._cache[key] = V.id_keys(self.rb.column(name))
+            self._cache[key] = V.held_ids(self.rb.column(name))
         return self._cache[key]
 
     def missing(self, name: str) -> np.ndarray | None:

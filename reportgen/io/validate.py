@@ -327,6 +327,19 @@ def id_keys(values: Any) -> Any:
     return key_array(values, few=False, text=_id_text)
 
 
+def held_ids(values: Any) -> Any:
+    """Id values as a run holds them for the id join: an integer column (not uint64) as pyarrow
+    int64, whose keys are its decimal digits (:func:`id_keys`), any other as its keys (pyarrow
+    strings). 8 bytes an id instead of its digits and their offset, and the join compares the
+    integers without parsing their text (:func:`reportgen.io.align.id_codes`)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    arr = _to_arrow(values)
+    if pa.types.is_integer(arr.type) and (pa.types.is_signed_integer(arr.type) or arr.type.bit_width < 64):
+        return arr.cast(pa.int64())
+    return id_keys(arr)
+
+
 def id_key_list(values: Any) -> np.ndarray:
     """:func:`id_keys` as an object array of str (None where missing)."""
     return np.asarray(id_keys(values).to_numpy(zero_copy_only=False), dtype=object)
@@ -673,7 +686,7 @@ def multiclass_checks(
     ids: Any,
 ) -> list[tuple[str, np.ndarray]]:
     """The missing-value checks of multiclass rows, in the order every engine reports them
-    (keys: None = missing; ``ids``: :func:`id_keys`, null = missing)."""
+    (keys: None = missing; ``ids``: :func:`held_ids`, null = missing)."""
     checks: list[tuple[str, np.ndarray]] = [(missing_label(cols["label"], "multiclass"), truth == None)]  # noqa: E711
     if pred is not None:
         checks.append((missing_prediction(cols["prediction"]), pred == None))  # noqa: E711
@@ -689,7 +702,7 @@ def multiclass_checks(
 
 
 def lost_ids(ids: Any, keep: np.ndarray) -> Any:
-    """The ids (keys, null = missing) of the rows ``keep`` drops that have an id: a model dropped
+    """The ids (:func:`held_ids`, null = missing) of the rows ``keep`` drops that have an id: a model dropped
     them itself (``missing: drop``), so they are in its file though not compared (the id join)."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415

@@ -106,10 +106,11 @@ class ModelPass(Shown):
     """What a pass over one model's rows keeps besides its accumulator.
 
     ``rows``: rows kept; ``dropped``: rows dropped per reason. With an id column, the kept rows'
-    id keys, file positions and truth are collected for the join (:mod:`reportgen.io.align`),
-    and under ``missing: drop`` the ids of the rows dropped (``lost``) and their positions
-    (``gone``). ``index``, when set (a second reading), is the common index of each file row
-    (:func:`reportgen.io.align.common_index`): only rows ``>= 0`` are kept."""
+    ids (:func:`reportgen.io.validate.held_ids`), file positions and truth are collected for the
+    join (:mod:`reportgen.io.align`), and under ``missing: drop`` the ids of the rows dropped
+    (``lost``) and their positions (``gone``). ``index``, when set (a second reading), is the
+    common index of each file row (:func:`reportgen.io.align.common_index`): only rows ``>= 0``
+    are kept."""
 
     TASK: ClassVar[str] = "binary"
     cfg: ModelConfig
@@ -185,8 +186,9 @@ class ModelPass(Shown):
 
     def keyed(self) -> Keyed:
         """The rows the model kept, as the id join sees them. Each collected list is replaced by
-        its one concatenation: the batches' pieces and the whole are not held side by side, and
-        asking again (the join, then the common rows) copies nothing."""
+        its one concatenation (the ids: a ChunkedArray of the batches' pieces, uncopied): the
+        pieces and the whole are not held side by side, and asking again (the join, then the
+        common rows) copies nothing."""
 
         def cat(parts: list | None, dtype: Any) -> list:
             return [parts[0] if len(parts) == 1 else np.concatenate(parts)] if parts else [np.empty(0, dtype=dtype)]
@@ -1500,7 +1502,7 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     pred = _keys(batch, cols["prediction"]) if "prediction" in cols else None
     scores = np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols]) if st.score_cols else None
     weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
-    # ids as pyarrow strings (kept for the join): a Python str per row held 4x the bytes
+    # ids as pyarrow int64 or strings (kept for the join): a Python str per row held 4x the bytes
     id_keys = batch.ids(cols["id"]) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
     dropped: dict[str, int] = {}

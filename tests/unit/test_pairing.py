@@ -44,7 +44,8 @@ def test_ids_a_model_dropped_itself_are_no_mismatch_but_are_left_out_for_every_m
     a = _keyed("a", ["1", "2", "4"], [True, False, False], lost=["3"])
     b = _keyed("b", ["4", "3", "2", "1"], [False, True, False, True])
     j = A.join_ids(_cfg(tmp_path), [a, b])
-    assert j.common.to_pylist() == ["1", "2", "4"] and [t.tolist() for t in j.take] == [[0, 1, 2], [3, 2, 0]]
+    assert a.ids.take(j.take[0]).to_pylist() == ["1", "2", "4"]
+    assert [t.tolist() for t in j.take] == [[0, 1, 2], [3, 2, 0]]
     assert j.dropped == (("b", A.DROPPED_BY_ANOTHER, 1),) and j.left_out == (0, 1) and not j.warnings
 
 
@@ -52,7 +53,7 @@ def test_intersect_counts_ids_not_shared_apart_from_rows_dropped_elsewhere(tmp_p
     a = _keyed("a", ["1", "2", "3", "9"], [True, False, True, False], lost=["5"])
     b = _keyed("b", ["5", "3", "2", "1"], [False, True, False, True])
     j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
-    assert j.common.to_pylist() == ["1", "2", "3"]
+    assert a.ids.take(j.take[0]).to_pylist() == ["1", "2", "3"]
     assert set(j.dropped) == {("a", A.ID_NOT_SHARED, 1), ("b", A.DROPPED_BY_ANOTHER, 1)}
     assert [notice_text(w) for w in j.warnings] == ["model 'a': 1 row(s) whose id is not in every model were dropped"]
 
@@ -229,7 +230,108 @@ def test_a_held_spill_refuses_a_row_given_twice_or_missing():
 def test_integer_id_codes_name_each_id_once_whatever_its_model_or_order():
     a = _keyed("a", ["30", "7", "120", "-4"], [True, False, True, False])
     b = _keyed("b", ["120", "30", "8", "7"], [True, True, False, False])
-    (ca, cb), words = A.id_codes([a, b])
-    assert words.take(pa.array(ca)).to_pylist() == ["30", "7", "120", "-4"]
-    assert words.take(pa.array(cb)).to_pylist() == ["120", "30", "8", "7"]
-    assert len(words) == 5 and len(set(words.to_pylist())) == 5
+    (ca, cb), distinct = A.id_codes([a.ids, b.ids])
+    assert distinct == 5 and ca.dtype == cb.dtype == np.int32
+    assert ca.tolist() == [3, 1, 4, 0] and cb.tolist() == [4, 3, 2, 1]  # ranks: -4, 7, 8, 30, 120
+
+
+# --- integer ids held as int64: the same join as their keys as text ---------------------------
+
+
+def test_integer_id_columns_are_held_as_int64_and_others_as_keys():
+    """8 bytes an id: integer columns as int64 (nulls kept: missing), uint64 and text as keys."""
+    for t in (pa.int8(), pa.int32(), pa.uint32(), pa.int64()):
+        held = V.held_ids(pa.array([7, None, -1 if t != pa.uint32() else 1], type=t))
+        assert held.type == pa.int64() and held.null_count == 1
+    assert V.held_ids(pa.array([2**64 - 1], type=pa.uint64())).to_pylist() == [str(2**64 - 1)]
+    assert V.held_ids(pa.array(["007", " 7", None])).to_pylist() == ["007", "7", None]
+    assert V.held_ids(pa.array([7.0, 2.5])).to_pylist() == ["7", "2.5"]
+
+
+def _pieces(ids: list, kind: str):
+    """Ids as a model holds them: int64 in batches of two ("int"), or their keys ("str": the
+    string path, the oracle; "text": a CSV's text, keyed)."""
+    if kind == "int":
+        return A.concat_ids([pa.array(ids[i : i + 2], type=pa.int64()) for i in range(0, len(ids), 2)])
+    if kind == "str":
+        return pa.array([str(i) for i in ids], type=pa.string())
+    return V.id_keys(pa.array([str(i) for i in ids], type=pa.string()))
+
+
+def _outcome(cfg, models: list[tuple[list, list, list | None, str]]):
+    """The join's fields, or its error's text, of models given as (ids, truth, lost, kind)."""
+    keyed = [
+        A.Keyed(
+            f"m{m}",
+            f"m{m}.csv",
+            "id",
+            _pieces(ids, kind),
+            np.arange(len(ids)) * 2,
+            np.array(truth),
+            None if lost is None else _pieces(lost, kind),
+        )
+        for m, (ids, truth, lost, kind) in enumerate(models)
+    ]
+    try:
+        j = A.join_ids(cfg, keyed)
+    except InputError as e:
+        return str(e)
+    return [t.tolist() for t in j.take], j.left_out, j.warnings, j.in_order, j.dropped
+
+
+def _as_strings(models):
+    return [(ids, truth, lost, "str" if kind == "int" else kind) for ids, truth, lost, kind in models]
+
+
+BIG = 1234567890123456789  # 19 digits: past the 18 digits canonical text is parsed to
+
+
+@pytest.mark.parametrize("mismatch", ["error", "intersect"])
+@pytest.mark.parametrize(
+    ("models", "words"),
+    [
+        ([([7, 8, 9], [1, 0, 1], None, "int"), (["9", "007", "8", "7.0"], [1, 0, 0, 1], None, "text")], "'007'"),
+        ([([7, 8, 9], [1, 0, 1], None, "int"), (["+9", " 8", "7"], [1, 0, 1], None, "text")], None),
+        ([([BIG, -5, 0], [1, 0, 1], None, "int"), ([str(BIG), "0", "-5"], [1, 1, 0], None, "text")], None),
+        ([([BIG, -5, 3], [1, 0, 1], None, "int"), ([BIG, -5, 6, 5], [1, 0, 1, 0], None, "int")], "'3'"),
+        ([([5, 6, 1, 2, 3], [1, 0, 1, 0, 1], None, "int"), ([1, 2, 3], [1, 0, 1], None, "text")], "'5', '6'"),
+        ([([1, 2, 4], [1, 0, 0], [3], "int"), ([4, 3, 2, 1], [0, 1, 0, 1], None, "int")], None),
+        ([([1, 2, 3, 9], [1, 0, 1, 0], [5], "int"), (["5", "3", "2", "1"], [0, 1, 0, 1], None, "text")], "'9'"),
+        (
+            [([1, 2, 3], [1, 0, 1], [], "int"), ([1, 2, 3], [1, 0, 1], [], "int"), ([1, 2, 3], [1, 0, 1], None, "int")],
+            None,
+        ),
+        ([([1, 2, 3], [1, 0, 1], None, "int"), ([3, 2, 1], [1, 1, 1], None, "int")], "label of id '2'"),
+        ([([5, -3, 5], [1, 0, 1], None, "int"), ([5, -3], [1, 0], None, "int")], "duplicated id '5'"),
+        ([([10, 20], [1, 0], None, "int"), (["20", "010", "10"], [0, 1, 1], None, "text")], "'010'"),
+        ([([], [], None, "int"), (["1"], [1], None, "text")], None),
+    ],
+)
+def test_integer_ids_join_as_their_keys_as_text_do(tmp_path, models, words, mismatch):
+    """int64 ids (Parquet integers) give the join, the warnings and the errors, byte for byte,
+    that the same ids as their keys (text, the string path) give, alone or beside a CSV's text."""
+    cfg = _cfg(tmp_path, id_mismatch=mismatch)
+    got, want = _outcome(cfg, models), _outcome(cfg, _as_strings(models))
+    assert got == want
+    if words is not None and isinstance(got, str):
+        assert words in got
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.integers(-50, 50) | st.sampled_from([BIG, -BIG, 2**63 - 1]), max_size=12),
+            st.lists(st.integers(-50, 50), max_size=3) | st.none(),
+            st.sampled_from(["int", "str"]),
+        ),
+        min_size=2,
+        max_size=3,
+    ),
+    st.sampled_from(["error", "intersect"]),
+)
+def test_any_mix_of_integer_and_text_ids_joins_as_the_text_alone(tmp_path_factory, models, mismatch):
+    """Hypothesis: ids, lost ids and repeats drawn at random; int64 or text per model."""
+    cfg = _cfg(tmp_path_factory.mktemp("c"), id_mismatch=mismatch)
+    given_ = [(ids, [i % 3 == 0 for i in ids], lost, kind) for ids, lost, kind in models]
+    assert _outcome(cfg, given_) == _outcome(cfg, _as_strings(given_))
